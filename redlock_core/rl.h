@@ -1,0 +1,252 @@
+/* rl.h -- public interface of the RedLock core: nodes, parallel fan-out, lock logic (no PHP). */
+#ifndef RL_H
+#define RL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RL_VERSION "0.1.0"
+
+#define RL_MAX_NODES 64      /* keeps per-call state on the stack */
+#define RL_TOKEN_BYTES 20    /* random bytes in a token */
+#define RL_TOKEN_LEN 40      /* hex characters in a token */
+#define RL_REASON_LEN 96     /* short failure reason, NUL included */
+#define RL_REPLY_MAX 65536   /* a lock reply is tiny: more than this is a hostile node */
+#define RL_MAX_KEY 1024      /* prefix + resource */
+
+/* ---- error codes: every node failure keeps one, with a short reason ---- */
+enum rl_err {
+    RL_OK = 0,
+    RL_E_REFUSED,   /* connect refused / unreachable */
+    RL_E_TIMEOUT,   /* connect or round trip ran out of time */
+    RL_E_AUTH,      /* AUTH or SELECT refused */
+    RL_E_PROTO,     /* unparsable, unexpected or oversized reply */
+    RL_E_IO,        /* read/write error, connection closed */
+    RL_E_DOWN,      /* skipped: node in back-off after a failed connect */
+    RL_E_REDIS,     /* the server answered with an error reply */
+    RL_E_RESOLVE,   /* host name did not resolve */
+    RL_E_NOMEM
+};
+const char *rl_err_name(int err);
+
+/* ---- injected clock and random source (fakes in unit tests) ---- */
+typedef struct rl_clock {
+    uint64_t (*now_us)(void *ctx);          /* monotonic microseconds */
+    void (*sleep_us)(void *ctx, uint64_t us);
+    void *ctx;
+} rl_clock;
+
+typedef struct rl_random {
+    int (*fill)(void *ctx, void *buf, size_t len); /* 0 on success */
+    void *ctx;
+} rl_random;
+
+extern const rl_clock rl_clock_monotonic;  /* CLOCK_MONOTONIC + nanosleep */
+extern const rl_random rl_random_system;   /* getrandom(2), buffered, fork-safe */
+
+/* A fork generation: bumped in the child by pthread_atfork, so a connection
+ * or a lock can tell it was inherited without calling getpid() each time. */
+uint64_t rl_fork_generation(void);
+
+/* ---- node configuration ---- */
+typedef struct rl_node_conf {
+    char *host;        /* NULL for a unix socket */
+    int port;          /* 0 for a unix socket */
+    char *socket;      /* unix socket path, or NULL */
+    int database;
+    char *user;        /* ACL user or NULL */
+    char *password;    /* NULL when none */
+    int tls;
+    int connect_timeout_ms;
+    int timeout_ms;
+} rl_node_conf;
+
+/* Parse one node URI into conf (strings malloc'd; free with rl_node_conf_free).
+ * Accepts redis://[user:password@]host[:port][/db], rediss://..., unix:///path,
+ * host:port, host, [v6]:port. Returns 0, or -1 with a message in err that
+ * never contains the password. Timeouts are left untouched. */
+int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, size_t errlen);
+void rl_node_conf_free(rl_node_conf *conf);
+/* "host:port" or "unix:/path" into buf; returns length. */
+size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen);
+
+/* ---- replies and per-node results of one fan-out ---- */
+enum rl_reply_type {
+    RL_REPLY_NONE = 0,
+    RL_REPLY_STATUS,   /* +OK */
+    RL_REPLY_STRING,   /* $bulk */
+    RL_REPLY_INTEGER,
+    RL_REPLY_NIL,
+    RL_REPLY_ERROR,    /* -ERR ... */
+    RL_REPLY_ARRAY
+};
+
+enum rl_state {
+    RL_PENDING = 0,    /* no answer yet (still in flight when the call decided) */
+    RL_ANSWERED,       /* reply holds the node's answer */
+    RL_FAILED          /* err/reason say why */
+};
+
+typedef struct rl_reply {
+    int type;
+    long long integer;
+    size_t len;            /* full length of a string/status/error */
+    char str[64];          /* first bytes of it, NUL terminated */
+} rl_reply;
+
+typedef struct rl_result {
+    int state;
+    int err;
+    char reason[RL_REASON_LEN];
+    rl_reply reply;
+    uint64_t latency_us;
+    int sent;              /* the command may have reached the node */
+} rl_result;
+
+/* ---- one command to all nodes ---- */
+#define RL_MAX_ARGS 8
+typedef struct rl_cmd {
+    int argc;
+    const char *argv[RL_MAX_ARGS];
+    size_t argvlen[RL_MAX_ARGS];
+    /* For EVALSHA: the script, so a NOSCRIPT error is retried as EVAL. */
+    const char *script;
+} rl_cmd;
+
+/* Called after every node outcome; return non-zero once the call's outcome
+ * is decided, so the fan-out returns without waiting for the rest. */
+typedef int (*rl_decide_fn)(void *ud, const rl_result *res, int n);
+
+typedef struct rl_transport {
+    /* Send cmd to all n nodes at once, fill res[0..n-1], return when decide()
+     * says so or every node answered/failed/timed out. Returns 0 or -1 (OOM). */
+    int (*fanout)(void *ctx, const rl_cmd *cmd, rl_result *res, int n,
+                  rl_decide_fn decide, void *ud);
+    void *ctx;
+} rl_transport;
+
+/* ---- the RedLock algorithm over a transport ---- */
+typedef struct rl_opts {
+    int retry_count;       /* extra attempts after the first */
+    int retry_delay_ms;
+    int retry_jitter_ms;
+    int wait_ms;           /* > 0: retry until this deadline instead of retry_count */
+    double drift_factor;
+} rl_opts;
+
+typedef struct rl_ctx {
+    const rl_transport *tp;
+    const rl_clock *clock;
+    const rl_random *rnd;
+    int n;                 /* nodes */
+} rl_ctx;
+
+static inline int rl_quorum(int n) { return n / 2 + 1; }
+
+enum rl_outcome {
+    RL_ACQUIRED = 0,   /* lock held: validity > 0 on a quorum */
+    RL_CONFLICT,       /* nodes answered but someone else holds it, or validity <= 0, or wait ran out */
+    RL_NO_QUORUM,      /* fewer than a quorum of nodes answered at all */
+    RL_RELEASED,       /* release: a quorum confirmed deletion of our token */
+    RL_EXTENDED,       /* extend: a quorum confirmed the new TTL for our token */
+    RL_LOST,           /* release/extend: answered, but our token is gone on too many */
+    RL_YES,            /* is_locked */
+    RL_NO,
+    RL_ERROR           /* out of memory or bad arguments */
+};
+
+typedef struct rl_lock_info {
+    char token[RL_TOKEN_LEN + 1];
+    uint64_t start_us;     /* clock before the first SET of the winning attempt */
+    int64_t validity_ms;   /* ttl - elapsed - drift; valid until start_us + ttl - drift */
+    uint64_t valid_until_us;
+    int attempts;
+    int ok;                /* nodes that confirmed */
+} rl_lock_info;
+
+/* Per-call results, for failure messages and stats. */
+typedef struct rl_call {
+    rl_result res[RL_MAX_NODES];
+    int answered, ok, failed;
+} rl_call;
+
+int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms,
+               const rl_opts *o, rl_lock_info *info, rl_call *call);
+int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token,
+               rl_call *call);
+int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token,
+              int ttl_ms, double drift_factor, rl_lock_info *info, rl_call *call);
+int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);
+
+/* validity rule of the spec: ttl - elapsed - (ttl * drift + 2 ms) */
+int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);
+/* ms left on a lock (0 once expired) */
+int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us);
+
+int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1]);
+
+/* Lua: compare-and-delete and compare-and-pexpire, with their SHA1s. */
+extern const char rl_script_release[];
+extern const char rl_script_release_sha[];
+extern const char rl_script_extend[];
+extern const char rl_script_extend_sha[];
+
+/* ---- real nodes: connections and the socket fan-out ---- */
+typedef struct rl_latency {
+    uint64_t count, max_us;
+    uint32_t bucket[128];  /* quarter-octave buckets: see rl_util.c */
+} rl_latency;
+
+typedef struct rl_node_stats {
+    uint64_t ok, errors, timeouts, skipped, connects;
+    char last_error[RL_REASON_LEN];
+    rl_latency lat;
+} rl_node_stats;
+
+typedef struct rl_conn rl_conn;
+
+/* A connection to one node; opened lazily by the fan-out, kept for reuse.
+ * conf is copied. */
+rl_conn *rl_conn_new(const rl_node_conf *conf);
+void rl_conn_free(rl_conn *conn);                 /* closes, frees */
+void rl_conn_close(rl_conn *conn);                /* closes the socket, keeps stats */
+int rl_conn_is_open(const rl_conn *conn);
+const rl_node_conf *rl_conn_conf(const rl_conn *conn);
+const rl_node_stats *rl_conn_stats(const rl_conn *conn);
+/* Non-blocking check before reuse: EOF, error or stray bytes with nothing
+ * pending close the socket. Returns 1 if the connection is still open. */
+int rl_conn_check(rl_conn *conn);
+/* For tests and stats: how long the node is skipped after failed connects. */
+uint64_t rl_conn_down_until_us(const rl_conn *conn);
+int rl_conn_backoff_ms(const rl_conn *conn);
+
+/* The socket fan-out over an array of connections. */
+typedef struct rl_net {
+    rl_conn **conns;
+    int n;
+    const rl_clock *clock;
+} rl_net;
+int rl_net_fanout(void *net, const rl_cmd *cmd, rl_result *res, int n,
+                  rl_decide_fn decide, void *ud);
+
+/* Wait, bounded by each node's timeout, until replies still in flight have
+ * been read (used before closing at request end). */
+void rl_net_drain(rl_net *net, uint64_t max_us);
+
+uint64_t rl_latency_percentile(const rl_latency *l, double p);
+void rl_latency_add(rl_latency *l, uint64_t us);
+void rl_latency_merge(rl_latency *into, const rl_latency *from);
+
+/* RESP encoding of a command into buf; returns bytes needed (may exceed cap:
+ * then nothing useful was written and the caller grows buf). */
+size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv,
+                      const size_t *argvlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,282 @@
+/* rl_lock.c -- the RedLock algorithm (acquire, release, extend, is_locked) over an injected transport. */
+#include "rl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor)
+{
+    /* spec: validity = ttl - elapsed - (ttl * drift_factor + 2 ms), the 2 ms
+     * standing for the clock's own granularity; elapsed is rounded up so a
+     * lock never claims time it may not have */
+    int64_t elapsed_ms = (int64_t)((elapsed_us + 999) / 1000);
+    int64_t drift_ms = (int64_t)((double)ttl_ms * drift_factor) + 2;
+    return (int64_t)ttl_ms - elapsed_ms - drift_ms;
+}
+
+int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us)
+{
+    if (now_us >= info->valid_until_us) return 0;
+    return (int64_t)((info->valid_until_us - now_us) / 1000);
+}
+
+typedef struct tally {
+    int ok, no, failed, pending, answered;
+} tally;
+
+/* ok = the node confirmed; "yes" is what a node answers when it does */
+static tally count(const rl_result *res, int n, int (*yes)(const rl_reply *))
+{
+    tally t = {0};
+    for (int i = 0; i < n; i++) {
+        if (res[i].state == RL_PENDING) {
+            t.pending++;
+        } else if (res[i].state == RL_FAILED) {
+            t.failed++;
+        } else {
+            t.answered++;
+            if (yes(&res[i].reply))
+                t.ok++;
+            else
+                t.no++;
+        }
+    }
+    return t;
+}
+
+static int is_ok_status(const rl_reply *r) { return r->type == RL_REPLY_STATUS && r->len == 2 && memcmp(r->str, "OK", 2) == 0; }
+static int is_one(const rl_reply *r) { return r->type == RL_REPLY_INTEGER && r->integer == 1; }
+
+/* The quorum is reached, or can no longer be: either way the outcome is known
+ * and we return without waiting for the slowest node. */
+static int quorum_decided(const rl_result *res, int n, int (*yes)(const rl_reply *))
+{
+    tally t = count(res, n, yes);
+    int q = rl_quorum(n);
+    return t.ok >= q || t.ok + t.pending < q;
+}
+
+static int decide_ok_set(void *ud, const rl_result *res, int n) { (void)ud; return quorum_decided(res, n, is_ok_status); }
+static int decide_ok_one(void *ud, const rl_result *res, int n) { (void)ud; return quorum_decided(res, n, is_one); }
+
+/* is_locked must also tell "no" from "could not ask a quorum" */
+static int decide_exists(void *ud, const rl_result *res, int n)
+{
+    (void)ud;
+    tally t = count(res, n, is_one);
+    int q = rl_quorum(n);
+    if (t.ok >= q) return 1;
+    if (t.failed > n - q) return 1;
+    return t.ok + t.pending < q && t.answered >= q;
+}
+
+/* After a failed attempt: wait until every node that may hold our key has
+ * answered the release (or failed), so the next attempt starts clean. */
+typedef struct cleanup_ud {
+    const unsigned char *need;
+} cleanup_ud;
+
+static int decide_cleanup(void *ud, const rl_result *res, int n)
+{
+    const cleanup_ud *c = ud;
+    for (int i = 0; i < n; i++)
+        if (c->need[i] && res[i].state == RL_PENDING) return 0;
+    return 1;
+}
+
+static void fill_call(rl_call *call, const rl_result *res, int n, int (*yes)(const rl_reply *))
+{
+    if (!call) return;
+    tally t = count(res, n, yes);
+    if (call->res != res) memcpy(call->res, res, sizeof(*res) * (size_t)n);
+    call->answered = t.answered;
+    call->ok = t.ok;
+    call->failed = t.failed;
+}
+
+static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
+{
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->argc = 5;
+    cmd->argv[0] = "EVALSHA";
+    cmd->argvlen[0] = 7;
+    cmd->argv[1] = rl_script_release_sha;
+    cmd->argvlen[1] = RL_TOKEN_LEN;
+    cmd->argv[2] = "1";
+    cmd->argvlen[2] = 1;
+    cmd->argv[3] = key;
+    cmd->argvlen[3] = keylen;
+    cmd->argv[4] = token;
+    cmd->argvlen[4] = strlen(token);
+    cmd->script = rl_script_release;
+}
+
+static size_t fmt_int(char *buf, size_t cap, long long v) { return (size_t)snprintf(buf, cap, "%lld", v); }
+
+static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
+{
+    uint64_t us = (uint64_t)o->retry_delay_ms * 1000u;
+    if (o->retry_jitter_ms > 0) {
+        uint32_t r = 0;
+        if (c->rnd->fill(c->rnd->ctx, &r, sizeof(r)) == 0)
+            us += (uint64_t)r % ((uint64_t)o->retry_jitter_ms * 1000u + 1);
+    }
+    return us;
+}
+
+int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o,
+               rl_lock_info *info, rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    char ttlbuf[24];
+    rl_cmd set, rel;
+    int outcome = RL_CONFLICT;
+
+    if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1) return RL_ERROR;
+    memset(info, 0, sizeof(*info));
+    if (rl_make_token(c->rnd, info->token) != 0) return RL_ERROR;
+
+    memset(&set, 0, sizeof(set));
+    set.argc = 6;
+    set.argv[0] = "SET";
+    set.argvlen[0] = 3;
+    set.argv[1] = key;
+    set.argvlen[1] = keylen;
+    set.argv[2] = info->token;
+    set.argvlen[2] = RL_TOKEN_LEN;
+    set.argv[3] = "NX";
+    set.argvlen[3] = 2;
+    set.argv[4] = "PX";
+    set.argvlen[4] = 2;
+    set.argv[5] = ttlbuf;
+    set.argvlen[5] = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
+    release_cmd(&rel, key, keylen, info->token);
+
+    uint64_t first = c->clock->now_us(c->clock->ctx);
+    uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
+    for (int attempt = 0;; attempt++) {
+        info->attempts = attempt + 1;
+        uint64_t t0 = c->clock->now_us(c->clock->ctx);
+        if (c->tp->fanout(c->tp->ctx, &set, res, n, decide_ok_set, NULL) != 0) return RL_ERROR;
+        uint64_t t1 = c->clock->now_us(c->clock->ctx);
+        tally t = count(res, n, is_ok_status);
+        fill_call(call, res, n, is_ok_status);
+        if (t.ok >= q) {
+            int64_t validity = rl_validity_ms(ttl_ms, t1 - t0, o->drift_factor);
+            if (validity > 0) {
+                info->start_us = t0;
+                info->validity_ms = validity;
+                info->valid_until_us = t1 + (uint64_t)validity * 1000u;
+                info->ok = t.ok;
+                return RL_ACQUIRED;
+            }
+        }
+        /* spec: on failure, unlock all instances, including those that did
+         * not answer (their SET may still land) */
+        outcome = t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
+        unsigned char need[RL_MAX_NODES];
+        int any = 0;
+        for (int i = 0; i < n; i++) {
+            need[i] = res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
+            any |= need[i];
+        }
+        if (any) {
+            rl_result rr[RL_MAX_NODES];
+            cleanup_ud cu = {need};
+            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, decide_cleanup, &cu) != 0) return RL_ERROR;
+        }
+        uint64_t now = c->clock->now_us(c->clock->ctx);
+        uint64_t pause = retry_pause_us(c, o);
+        if (deadline) {
+            /* wait: retry until the deadline, never sleep past it */
+            if (now >= deadline) break;
+            if (now + pause > deadline) pause = deadline - now;
+        } else if (attempt >= o->retry_count) {
+            break; /* never sleep after the last attempt */
+        }
+        if (pause) c->clock->sleep_us(c->clock->ctx, pause);
+    }
+    return outcome;
+}
+
+int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token, rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    rl_cmd rel;
+    if (n < 1 || n > RL_MAX_NODES) return RL_ERROR;
+    release_cmd(&rel, key, keylen, token);
+    if (c->tp->fanout(c->tp->ctx, &rel, res, n, decide_ok_one, NULL) != 0) return RL_ERROR;
+    tally t = count(res, n, is_one);
+    fill_call(call, res, n, is_one);
+    if (t.ok >= q) return RL_RELEASED;
+    return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
+}
+
+int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token, int ttl_ms,
+              double drift_factor, rl_lock_info *info, rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    char ttlbuf[24];
+    rl_cmd ext;
+    if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1) return RL_ERROR;
+    memset(&ext, 0, sizeof(ext));
+    ext.argc = 6;
+    ext.argv[0] = "EVALSHA";
+    ext.argvlen[0] = 7;
+    ext.argv[1] = rl_script_extend_sha;
+    ext.argvlen[1] = RL_TOKEN_LEN;
+    ext.argv[2] = "1";
+    ext.argvlen[2] = 1;
+    ext.argv[3] = key;
+    ext.argvlen[3] = keylen;
+    ext.argv[4] = token;
+    ext.argvlen[4] = strlen(token);
+    ext.argv[5] = ttlbuf;
+    ext.argvlen[5] = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
+    ext.script = rl_script_extend;
+
+    uint64_t t0 = c->clock->now_us(c->clock->ctx);
+    if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) return RL_ERROR;
+    uint64_t t1 = c->clock->now_us(c->clock->ctx);
+    tally t = count(res, n, is_one);
+    fill_call(call, res, n, is_one);
+    if (t.ok >= q) {
+        int64_t validity = rl_validity_ms(ttl_ms, t1 - t0, drift_factor);
+        if (validity > 0) {
+            info->start_us = t0;
+            info->validity_ms = validity;
+            info->valid_until_us = t1 + (uint64_t)validity * 1000u;
+            info->ok = t.ok;
+            return RL_EXTENDED;
+        }
+        return RL_LOST;
+    }
+    return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
+}
+
+int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    rl_cmd ex;
+    if (n < 1 || n > RL_MAX_NODES) return RL_ERROR;
+    memset(&ex, 0, sizeof(ex));
+    ex.argc = 2;
+    ex.argv[0] = "EXISTS";
+    ex.argvlen[0] = 6;
+    ex.argv[1] = key;
+    ex.argvlen[1] = keylen;
+    if (c->tp->fanout(c->tp->ctx, &ex, res, n, decide_exists, NULL) != 0) return RL_ERROR;
+    tally t = count(res, n, is_one);
+    fill_call(call, res, n, is_one);
+    if (t.ok >= q) return RL_YES;
+    if (t.answered < q) return RL_NO_QUORUM;
+    return RL_NO;
+}

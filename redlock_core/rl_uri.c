@@ -1,0 +1,233 @@
+/* rl_uri.c -- parse node URIs (redis://, rediss://, unix://, host:port) without ever echoing a password. */
+#define _GNU_SOURCE
+#include "rl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_PORT 6379
+#define MAX_DATABASE 1000000
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p) return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* RFC 3986 percent-decoding; a decoded NUL is refused (C strings downstream). */
+static char *pct_decode(const char *s, size_t n)
+{
+    char *out = malloc(n + 1), *o = out;
+    if (!out) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int h, l;
+            if (i + 2 >= n + 0 || (h = hexval(s[i + 1])) < 0 || (l = hexval(s[i + 2])) < 0 ||
+                (h == 0 && l == 0)) {
+                free(out);
+                return NULL;
+            }
+            *o++ = (char)(h * 16 + l);
+            i += 2;
+        } else {
+            *o++ = s[i];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static int parse_uint(const char *s, size_t n, long max, long *out)
+{
+    long v = 0;
+    if (n == 0 || n > 10) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+    return -1;
+}
+
+static int valid_host_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '-' || c == '_';
+}
+
+/* host[:port] or [v6]:port, in s[0..n) */
+static int parse_hostport(const char *s, size_t n, rl_node_conf *conf, char *err, size_t errlen)
+{
+    const char *host = s, *port = NULL;
+    size_t hostlen = n, portlen = 0;
+
+    if (n == 0) return fail(err, errlen, "host is empty");
+    if (s[0] == '[') {
+        const char *close = memchr(s, ']', n);
+        if (!close) return fail(err, errlen, "unterminated [ in host");
+        host = s + 1;
+        hostlen = (size_t)(close - host);
+        for (size_t i = 0; i < hostlen; i++) {
+            unsigned char c = (unsigned char)host[i];
+            if (!(hexval((char)c) >= 0 || c == ':' || c == '.')) return fail(err, errlen, "invalid IPv6 address");
+        }
+        size_t rest = n - (size_t)(close + 1 - s);
+        if (rest > 0) {
+            if (close[1] != ':') return fail(err, errlen, "unexpected characters after ]");
+            port = close + 2;
+            portlen = rest - 1;
+        }
+    } else {
+        const char *colon = memchr(s, ':', n);
+        if (colon) {
+            hostlen = (size_t)(colon - s);
+            port = colon + 1;
+            portlen = n - hostlen - 1;
+        }
+        for (size_t i = 0; i < hostlen; i++)
+            if (!valid_host_char((unsigned char)s[i])) return fail(err, errlen, "invalid character in host");
+    }
+    if (hostlen == 0) return fail(err, errlen, "host is empty");
+    if (hostlen > 255) return fail(err, errlen, "host is longer than 255 bytes");
+    long p = DEFAULT_PORT;
+    if (port && parse_uint(port, portlen, 65535, &p) != 0) return fail(err, errlen, "port must be between 1 and 65535");
+    if (p < 1) return fail(err, errlen, "port must be between 1 and 65535");
+    conf->host = dup_n(host, hostlen);
+    if (!conf->host) return fail(err, errlen, "out of memory");
+    conf->port = (int)p;
+    return 0;
+}
+
+int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, size_t errlen)
+{
+    const char *s = uri, *end = uri + len;
+    rl_node_conf c = {0};
+    c.connect_timeout_ms = conf->connect_timeout_ms;
+    c.timeout_ms = conf->timeout_ms;
+
+    if (len == 0) return fail(err, errlen, "is empty");
+    if (memchr(uri, '\0', len)) return fail(err, errlen, "contains a NUL byte");
+
+    if (len >= 7 && memcmp(s, "unix://", 7) == 0) {
+        s += 7;
+        if (s == end || *s != '/') return fail(err, errlen, "unix socket path must be absolute (unix:///path)");
+        if ((size_t)(end - s) > 107) return fail(err, errlen, "unix socket path is too long");
+        c.socket = dup_n(s, (size_t)(end - s));
+        if (!c.socket) return fail(err, errlen, "out of memory");
+        *conf = c;
+        return 0;
+    }
+
+    int is_uri = 0;
+    if (len >= 8 && memcmp(s, "redis://", 8) == 0) {
+        s += 8;
+        is_uri = 1;
+    } else if (len >= 9 && memcmp(s, "rediss://", 9) == 0) {
+        s += 9;
+        is_uri = 1;
+        c.tls = 1;
+    } else if (memmem(s, len, "://", 3)) {
+        return fail(err, errlen, "unknown scheme (use redis://, rediss:// or unix://)");
+    }
+
+    if (!is_uri) {
+        if (parse_hostport(s, (size_t)(end - s), &c, err, errlen) != 0) return -1;
+        *conf = c;
+        return 0;
+    }
+
+    if (memchr(s, '?', (size_t)(end - s)) || memchr(s, '#', (size_t)(end - s))) {
+        return fail(err, errlen, "query strings and fragments are not supported");
+    }
+    /* authority ends at the first '/' after the last '@' */
+    const char *at = NULL;
+    for (const char *p = s; p < end; p++)
+        if (*p == '@') at = p;
+    const char *auth = s;
+    if (at) {
+        const char *colon = memchr(s, ':', (size_t)(at - s));
+        if (!colon) {
+            rl_node_conf_free(&c);
+            return fail(err, errlen, "user given without a password (use redis://user:password@host or redis://:password@host)");
+        }
+        if (colon > s) {
+            c.user = pct_decode(s, (size_t)(colon - s));
+            if (!c.user) {
+                rl_node_conf_free(&c);
+                return fail(err, errlen, "bad percent-encoding in user");
+            }
+        }
+        c.password = pct_decode(colon + 1, (size_t)(at - colon - 1));
+        if (!c.password) {
+            rl_node_conf_free(&c);
+            return fail(err, errlen, "bad percent-encoding in password");
+        }
+        if (c.password[0] == '\0') {
+            free(c.password);
+            c.password = NULL;
+        }
+        auth = at + 1;
+    }
+    const char *slash = memchr(auth, '/', (size_t)(end - auth));
+    const char *hp_end = slash ? slash : end;
+    if (parse_hostport(auth, (size_t)(hp_end - auth), &c, err, errlen) != 0) {
+        rl_node_conf_free(&c);
+        return -1;
+    }
+    if (slash && slash + 1 < end) {
+        long db;
+        if (parse_uint(slash + 1, (size_t)(end - slash - 1), MAX_DATABASE, &db) != 0) {
+            rl_node_conf_free(&c);
+            return fail(err, errlen, "database must be a number between 0 and 1000000");
+        }
+        c.database = (int)db;
+    }
+    *conf = c;
+    return 0;
+}
+
+void rl_node_conf_free(rl_node_conf *conf)
+{
+    free(conf->host);
+    free(conf->socket);
+    free(conf->user);
+    if (conf->password) {
+        /* do not leave the secret in freed heap memory */
+        volatile char *p = conf->password;
+        while (*p) *p++ = 0;
+        free(conf->password);
+    }
+    conf->host = conf->socket = conf->user = conf->password = NULL;
+}
+
+size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen)
+{
+    int n;
+    if (conf->socket)
+        n = snprintf(buf, buflen, "unix:%s", conf->socket);
+    else if (conf->host && strchr(conf->host, ':'))
+        n = snprintf(buf, buflen, "[%s]:%d", conf->host, conf->port);
+    else
+        n = snprintf(buf, buflen, "%s:%d", conf->host ? conf->host : "", conf->port);
+    if (n < 0) return 0;
+    return (size_t)n < buflen ? (size_t)n : buflen - 1;
+}
