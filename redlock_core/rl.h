@@ -216,6 +216,8 @@ void rl_conn_free(rl_conn *conn);                 /* closes, frees */
 void rl_conn_close(rl_conn *conn);                /* closes the socket, keeps stats */
 int rl_conn_is_open(const rl_conn *conn);
 const rl_node_conf *rl_conn_conf(const rl_conn *conn);
+/* Timeouts are the caller's (a pooled connection serves several callers). */
+void rl_conn_set_timeouts(rl_conn *conn, int connect_timeout_ms, int timeout_ms);
 const rl_node_stats *rl_conn_stats(const rl_conn *conn);
 /* Non-blocking check before reuse: EOF, error or stray bytes with nothing
  * pending close the socket. Returns 1 if the connection is still open. */

@@ -1,5 +1,7 @@
 /* rl_net.c -- node connections and the fan-out: one command written to every node, one poll() loop. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "rl.h"
 
 #include <arpa/inet.h>
@@ -162,6 +164,12 @@ void rl_conn_free(rl_conn *c)
 int rl_conn_is_open(const rl_conn *c) { return c->fd >= 0; }
 const rl_node_conf *rl_conn_conf(const rl_conn *c) { return &c->conf; }
 const rl_node_stats *rl_conn_stats(const rl_conn *c) { return &c->st; }
+
+void rl_conn_set_timeouts(rl_conn *c, int connect_timeout_ms, int timeout_ms)
+{
+    c->conf.connect_timeout_ms = connect_timeout_ms;
+    c->conf.timeout_ms = timeout_ms;
+}
 uint64_t rl_conn_down_until_us(const rl_conn *c) { return c->down_until_us; }
 int rl_conn_backoff_ms(const rl_conn *c) { return c->backoff_ms; }
 

@@ -1,5 +1,7 @@
 /* rl_uri.c -- parse node URIs (redis://, rediss://, unix://, host:port) without ever echoing a password. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "rl.h"
 
 #include <stdio.h>

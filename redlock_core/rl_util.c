@@ -1,5 +1,7 @@
 /* rl_util.c -- monotonic clock, CSPRNG tokens, RESP encoding, latency histograms, error names. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "rl.h"
 
 #include <errno.h>

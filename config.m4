@@ -1,0 +1,42 @@
+dnl config.m4 -- configure the redlock extension: the Zend glue plus the PHP-free core in redlock_core/.
+dnl config.w32 is kept parallel to this file.
+
+PHP_ARG_ENABLE([redlock],
+  [whether to enable the redlock distributed lock extension],
+  [AS_HELP_STRING([--enable-redlock], [Enable redlock support])],
+  [yes])
+
+PHP_ARG_WITH([hiredis],
+  [for the hiredis library],
+  [AS_HELP_STRING([[--with-hiredis[=DIR]]], [redlock: hiredis install prefix (default: found with pkg-config)])],
+  [yes], [no])
+
+if test "$PHP_REDLOCK" != "no"; then
+  HIREDIS_FOUND=no
+  if test "$PHP_HIREDIS" != "yes" && test "$PHP_HIREDIS" != "no"; then
+    dnl an explicit prefix wins over pkg-config
+    if test -r "$PHP_HIREDIS/include/hiredis/read.h"; then
+      PHP_ADD_INCLUDE([$PHP_HIREDIS/include])
+      PHP_ADD_LIBRARY_WITH_PATH([hiredis], [$PHP_HIREDIS/$PHP_LIBDIR], [REDLOCK_SHARED_LIBADD])
+      HIREDIS_FOUND=yes
+    else
+      AC_MSG_ERROR([hiredis not found under $PHP_HIREDIS (no include/hiredis/read.h)])
+    fi
+  else
+    PKG_CHECK_MODULES([HIREDIS], [hiredis >= 0.13], [
+      PHP_EVAL_INCLINE([$HIREDIS_CFLAGS])
+      PHP_EVAL_LIBLINE([$HIREDIS_LIBS], [REDLOCK_SHARED_LIBADD])
+      HIREDIS_FOUND=yes
+    ], [
+      AC_MSG_ERROR([hiredis not found: install libhiredis-dev (Debian/Ubuntu), hiredis-dev (Alpine) or hiredis-devel (RHEL/Fedora), or pass --with-hiredis=DIR])
+    ])
+  fi
+
+  PHP_ADD_LIBRARY([pthread], [1], [REDLOCK_SHARED_LIBADD])
+
+  PHP_NEW_EXTENSION([redlock],
+    [redlock.c redlock_core/rl_util.c redlock_core/rl_uri.c redlock_core/rl_net.c redlock_core/rl_lock.c],
+    [$ext_shared], [], [-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -DZEND_ENABLE_STATIC_TSRMLS_CACHE=1])
+  PHP_ADD_BUILD_DIR([$ext_builddir/redlock_core])
+  PHP_SUBST([REDLOCK_SHARED_LIBADD])
+fi
