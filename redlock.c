@@ -929,14 +929,12 @@ PHP_METHOD(RedLock, stats)
         add_assoc_long(&node, "ok", (zend_long)a->st.ok);
         add_assoc_long(&node, "errors", (zend_long)a->st.errors);
         add_assoc_long(&node, "timeouts", (zend_long)a->st.timeouts);
-        add_assoc_long(&node, "skipped", (zend_long)a->st.skipped);
         if (a->st.last_error[0]) add_assoc_string(&node, "last_error", a->st.last_error); else add_assoc_null(&node, "last_error");
         array_init(&latz);
         add_assoc_long(&latz, "p50", (zend_long)rl_latency_percentile(&a->st.lat, 0.50));
         add_assoc_long(&latz, "p99", (zend_long)rl_latency_percentile(&a->st.lat, 0.99));
         add_assoc_long(&latz, "max", (zend_long)a->st.lat.max_us);
         add_assoc_zval(&node, "latency_us", &latz);
-        add_assoc_bool(&node, "connected", a->connected);
         add_assoc_zval(&nodes, a->name, &node);
     }
     efree(agg);

@@ -22,7 +22,7 @@
 enum { ST_CLOSED = 0, ST_CONNECTING, ST_READY };
 
 /* What the next reply on a connection answers, in pipeline order. */
-enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_MINE };
+enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_MINE, EXP_LATE };
 
 #define QMAX 64          /* replies in flight per connection before we give up on it */
 #define QKEEP 32         /* more stale replies than this: reconnect instead of waiting */
@@ -40,7 +40,12 @@ struct rl_conn {
     char *obuf;
     size_t olen, opos, ocap;
     unsigned char q[QMAX];       /* ring of expected replies */
+    uint64_t qt[QMAX];           /* when each was sent: late replies still count in stats */
     int qhead, qlen;
+    /* AUTH/SELECT gate: nothing after them is written until they succeed,
+     * or a refused SELECT would let our SET run in database 0 */
+    int hs_pending;
+    size_t hs_end;
     uint64_t down_until_us;
     int backoff_ms;
     struct sockaddr_storage addr;
@@ -142,6 +147,8 @@ static void reset_io(rl_conn *c)
     c->state = ST_CLOSED;
     c->olen = c->opos = 0;
     c->qhead = c->qlen = 0;
+    c->hs_pending = 0;
+    c->hs_end = 0;
 }
 
 void rl_conn_close(rl_conn *c)
@@ -189,31 +196,34 @@ int rl_conn_check(rl_conn *c)
     return 0;
 }
 
-static int q_push(rl_conn *c, unsigned char kind)
+static int q_push(rl_conn *c, unsigned char kind, uint64_t now)
 {
     if (c->qlen >= QMAX) return -1;
     c->q[(c->qhead + c->qlen) % QMAX] = kind;
+    c->qt[(c->qhead + c->qlen) % QMAX] = now;
     c->qlen++;
     return 0;
 }
 
-static int q_pop(rl_conn *c)
+static int q_pop(rl_conn *c, uint64_t *sent)
 {
     if (c->qlen == 0) return -1;
     int k = c->q[c->qhead];
+    if (sent) *sent = c->qt[c->qhead];
     c->qhead = (c->qhead + 1) % QMAX;
     c->qlen--;
     return k;
 }
 
-/* The reply we wait for is no longer wanted (call decided or timed out):
- * it will be read and dropped before the next command's reply. */
-static void q_forget_mine(rl_conn *c)
+/* The reply we wait for is no longer wanted (call decided, or timed out):
+ * it will be read and dropped before the next command's reply. A reply
+ * merely overtaken by the decision (late) still counts in the stats. */
+static void q_forget_mine(rl_conn *c, int late)
 {
     for (int i = c->qlen - 1; i >= 0; i--) {
         int at = (c->qhead + i) % QMAX;
         if (c->q[at] == EXP_MINE) {
-            c->q[at] = EXP_SKIP;
+            c->q[at] = late ? EXP_LATE : EXP_SKIP;
             return;
         }
     }
@@ -221,11 +231,15 @@ static void q_forget_mine(rl_conn *c)
 
 static int obuf_append(rl_conn *c, int argc, const char *const *argv, const size_t *lens)
 {
-    if (c->opos == c->olen) c->opos = c->olen = 0;
+    if (c->opos == c->olen) {
+        if (c->hs_pending) c->hs_end -= c->opos;
+        c->opos = c->olen = 0;
+    }
     size_t need = rl_resp_format(c->obuf + c->olen, c->ocap - c->olen, argc, argv, lens);
     if (need > c->ocap - c->olen) {
         if (c->opos > 0) {
             memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
+            if (c->hs_pending) c->hs_end -= c->opos;
             c->olen -= c->opos;
             c->opos = 0;
         }
@@ -244,11 +258,19 @@ static int obuf_append(rl_conn *c, int argc, const char *const *argv, const size
     return 0;
 }
 
-static int append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind)
+static int append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
+                      uint64_t now)
 {
     if (obuf_append(c, argc, argv, lens) != 0) return -1;
-    return q_push(c, kind);
+    if (kind == EXP_AUTH || kind == EXP_SELECT) {
+        c->hs_pending++;
+        c->hs_end = c->olen;
+    }
+    return q_push(c, kind, now);
 }
+
+/* bytes we may write now: nothing past an unanswered AUTH/SELECT */
+static size_t out_limit(const rl_conn *c) { return c->hs_pending ? c->hs_end : c->olen; }
 
 static void fail_res(rl_conn *c, rl_result *r, int err, const char *reason)
 {
@@ -323,25 +345,25 @@ static int resolve(rl_conn *c, char *why, size_t whylen)
 }
 
 /* Pipelined ahead of the first command: costs no extra round trip. */
-static int queue_handshake(rl_conn *c)
+static int queue_handshake(rl_conn *c, uint64_t now)
 {
     char db[16];
     if (c->conf.password) {
         const char *argv[3] = {"AUTH", c->conf.user, c->conf.password};
         size_t lens[3] = {4, c->conf.user ? strlen(c->conf.user) : 0, strlen(c->conf.password)};
         if (c->conf.user) {
-            if (append_cmd(c, 3, argv, lens, EXP_AUTH)) return -1;
+            if (append_cmd(c, 3, argv, lens, EXP_AUTH, now)) return -1;
         } else {
             argv[1] = c->conf.password;
             lens[1] = lens[2];
-            if (append_cmd(c, 2, argv, lens, EXP_AUTH)) return -1;
+            if (append_cmd(c, 2, argv, lens, EXP_AUTH, now)) return -1;
         }
     }
     if (c->conf.database) {
         int n = snprintf(db, sizeof(db), "%d", c->conf.database);
         const char *argv[2] = {"SELECT", db};
         size_t lens[2] = {6, (size_t)n};
-        if (append_cmd(c, 2, argv, lens, EXP_SELECT)) return -1;
+        if (append_cmd(c, 2, argv, lens, EXP_SELECT, now)) return -1;
     }
     /* the spec's scripts are loaded once per connection; EVALSHA then
      * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart) */
@@ -349,7 +371,7 @@ static int queue_handshake(rl_conn *c)
     size_t l1[3] = {6, 4, strlen(rl_script_release)};
     const char *s2[3] = {"SCRIPT", "LOAD", rl_script_extend};
     size_t l2[3] = {6, 4, strlen(rl_script_extend)};
-    if (append_cmd(c, 3, s1, l1, EXP_SCRIPT) || append_cmd(c, 3, s2, l2, EXP_SCRIPT)) return -1;
+    if (append_cmd(c, 3, s1, l1, EXP_SCRIPT, now) || append_cmd(c, 3, s2, l2, EXP_SCRIPT, now)) return -1;
     return 0;
 }
 
@@ -398,7 +420,7 @@ static int conn_open(rl_conn *c, rl_result *r, uint64_t now)
         return -1;
     }
     if (c->addr.ss_family != AF_UNIX) set_nodelay(fd);
-    if (queue_handshake(c) != 0) {
+    if (queue_handshake(c, now) != 0) {
         fail_res(c, r, RL_E_NOMEM, NULL);
         rl_conn_close(c);
         return -1;
@@ -410,8 +432,9 @@ static int conn_open(rl_conn *c, rl_result *r, uint64_t now)
 /* Write what is buffered. 0 ok (maybe partial), -1 on a broken connection. */
 static int flush_out(rl_conn *c, char *why, size_t whylen)
 {
-    while (c->opos < c->olen) {
-        ssize_t w = send(c->fd, c->obuf + c->opos, c->olen - c->opos, MSG_NOSIGNAL | MSG_DONTWAIT);
+    size_t limit = out_limit(c);
+    while (c->opos < limit) {
+        ssize_t w = send(c->fd, c->obuf + c->opos, limit - c->opos, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w > 0) {
             c->opos += (size_t)w;
             continue;
@@ -421,7 +444,7 @@ static int flush_out(rl_conn *c, char *why, size_t whylen)
         snprintf(why, whylen, "write: %s", w < 0 ? strerror(errno) : "closed");
         return -1;
     }
-    c->opos = c->olen = 0;
+    if (c->opos == c->olen) c->opos = c->olen = 0;
     return 0;
 }
 
@@ -455,7 +478,7 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
         }
         if (conn_open(c, r, now) != 0) return -1;
     }
-    if (append_cmd(c, f->cmd->argc, f->cmd->argv, f->cmd->argvlen, EXP_MINE) != 0) {
+    if (append_cmd(c, f->cmd->argc, f->cmd->argv, f->cmd->argvlen, EXP_MINE, now) != 0) {
         fail_res(c, r, RL_E_NOMEM, "too many commands in flight");
         rl_conn_close(c);
         return -1;
@@ -498,7 +521,8 @@ static int on_reply(fan *f, int i, uint64_t now)
     rl_conn *c = f->net->conns[i];
     rl_result *r = &f->res[i];
     const rl_reply *rp = &c->slot;
-    int kind = q_pop(c);
+    uint64_t sent = 0;
+    int kind = q_pop(c, &sent);
     char why[RL_REASON_LEN];
 
     switch (kind) {
@@ -512,6 +536,18 @@ static int on_reply(fan *f, int i, uint64_t now)
             start_backoff(c, now);
             return 1;
         }
+        if (--c->hs_pending == 0 && flush_out(c, why, sizeof(why)) != 0) {
+            rl_conn_close(c);
+            fail_res(c, r, RL_E_IO, why);
+            return 1;
+        }
+        return 0;
+    case EXP_LATE:
+        /* the call decided without it; the node did answer */
+        if (rp->type != RL_REPLY_ERROR) {
+            c->st.ok++;
+            rl_latency_add(&c->st.lat, now - sent);
+        }
         return 0;
     case EXP_MINE:
         if (is_noscript(rp) && f->cmd->script && f->cmd->argc >= 2) {
@@ -520,7 +556,7 @@ static int on_reply(fan *f, int i, uint64_t now)
             ev.argvlen[0] = 4;
             ev.argv[1] = f->cmd->script;
             ev.argvlen[1] = strlen(f->cmd->script);
-            if (append_cmd(c, ev.argc, ev.argv, ev.argvlen, EXP_MINE) != 0 ||
+            if (append_cmd(c, ev.argc, ev.argv, ev.argvlen, EXP_MINE, now) != 0 ||
                 flush_out(c, why, sizeof(why)) != 0) {
                 rl_conn_close(c);
                 fail_res(c, r, RL_E_IO, "could not send EVAL");
@@ -624,7 +660,7 @@ static void on_timeout(fan *f, int i, uint64_t now)
         return;
     }
     /* keep the connection: its late reply is dropped before the next one */
-    q_forget_mine(c);
+    q_forget_mine(c, 0);
     fail_res(c, &f->res[i], RL_E_TIMEOUT, "timeout");
 }
 
@@ -652,7 +688,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             if (res[i].state != RL_PENDING || c->fd < 0) continue;
             pfd[np].fd = c->fd;
             pfd[np].events = c->state == ST_CONNECTING ? POLLOUT
-                           : (short)(POLLIN | (c->olen > c->opos ? POLLOUT : 0));
+                           : (short)(POLLIN | (out_limit(c) > c->opos ? POLLOUT : 0));
             pfd[np].revents = 0;
             map[np++] = i;
             if (c->deadline_us < next) next = c->deadline_us;
@@ -671,7 +707,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
                 if (c->state == ST_CONNECTING) {
                     got = connect_done(&f, i, now);
                 } else {
-                    if ((pfd[k].revents & POLLOUT) && c->olen > c->opos) {
+                    if ((pfd[k].revents & POLLOUT) && out_limit(c) > c->opos) {
                         char why[RL_REASON_LEN];
                         if (flush_out(c, why, sizeof(why)) != 0) {
                             node_broken(&f, i, RL_E_IO, why, now);
@@ -690,9 +726,27 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             if (got && decide && decide(ud, res, n)) decided = 1;
         }
     }
+    /* Connects begun in this call and overtaken by the decision: one look
+     * without waiting, so a refused node starts its back-off now instead of
+     * staying "connecting" (only when such a node exists: no syscall else). */
+    if (decided) {
+        int np = 0;
+        for (int i = 0; i < n; i++) {
+            rl_conn *c = net->conns[i];
+            if (res[i].state != RL_PENDING || c->fd < 0 || c->state != ST_CONNECTING) continue;
+            pfd[np].fd = c->fd;
+            pfd[np].events = POLLOUT;
+            pfd[np].revents = 0;
+            map[np++] = i;
+        }
+        if (np > 0 && poll(pfd, (nfds_t)np, 0) > 0) {
+            for (int k = 0; k < np; k++)
+                if (pfd[k].revents) connect_done(&f, map[k], now);
+        }
+    }
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
-        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0) q_forget_mine(net->conns[i]);
+        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0) q_forget_mine(net->conns[i], 1);
     return 0;
 }
 
@@ -723,7 +777,7 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
                 continue;
             }
             void *obj;
-            while (c->qlen > 0 && redisReaderGetReply(c->reader, &obj) == REDIS_OK && obj) q_pop(c);
+            while (c->qlen > 0 && redisReaderGetReply(c->reader, &obj) == REDIS_OK && obj) q_pop(c, NULL);
         }
     }
 }
