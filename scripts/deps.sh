@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# deps.sh -- install every Debian package the build, the demo and the tests need (idempotent).
+set -euo pipefail
+pkgs=(
+  php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit
+  libhiredis-dev pkg-config redis-server redis-tools
+  build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Debian starts services on install; the tests start their own servers on free ports.
+if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server php8.2-fpm >/dev/null 2>&1 || true; fi
+exit 0

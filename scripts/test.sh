@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# test.sh -- THE test command (README, .ci/run): installs what is missing, builds, starts
+# real Redis nodes on free loopback ports, runs every suite, ends with one summary line.
+#   --quick   skip the slow suites (valgrind, ASan, fuzzing, FPM, packaging, bench)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+export NO_INTERACTION=1 REPORT_EXIT_STATUS=1
+passed=0 failed=0 skipped=0
+failures=()
+
+log_dir=$(mktemp -d /tmp/redlock-test.XXXXXX)
+export REDLOCK_NODES_DIR="$log_dir/nodes"
+cleanup() { bash tests/nodes.sh stop >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+section() { printf '\n==== %s ====\n' "$*"; }
+count() { # suite passed failed skipped
+  passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + $4))
+  [ "$3" -gt 0 ] && failures+=("$1: $3 failed")
+  printf -- '---- %s: %d passed, %d failed, %d skipped\n' "$1" "$2" "$3" "$4"
+}
+# a whole step that either works or not (build, packaging, a script)
+step() { # name command...
+  local name=$1; shift
+  if "$@" >"$log_dir/$name.log" 2>&1; then count "$name" 1 0 0; else
+    tail -n 30 "$log_dir/$name.log"; count "$name" 0 1 0; return 1; fi
+}
+# parse run-tests.php's summary
+phpt_count() { # suite logfile rc
+  local p f s w b
+  p=$(sed -n 's/^Tests passed *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
+  f=$(sed -n 's/^Tests failed *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
+  s=$(sed -n 's/^Tests skipped *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
+  w=$(sed -n 's/^Tests warned *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
+  b=$(sed -n 's/^Tests borked *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
+  p=${p:-0} f=${f:-0} s=${s:-0} w=${w:-0} b=${b:-0}
+  f=$((f + w + b))
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi          # ran nothing: a failure
+  if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi          # runner failed without saying why
+  grep -E '^(FAIL|LEAK|BORK|WARN)' "$2" | head -n 40 || true
+  count "$1" "$p" "$f" "$s"
+}
+run_phpt() { # suite so [extra run-tests args...]
+  local suite=$1 so=$2; shift 2
+  local log="$log_dir/$suite.log"
+  TEST_PHP_EXECUTABLE=$(command -v php) php /usr/lib/php/*/build/run-tests.php -q -n \
+    -d "extension=$so" "$@" tests/ >"$log" 2>&1
+  phpt_count "$suite" "$log" $?
+}
+
+section "dependencies"
+bash scripts/deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
+
+section "build (-Wall -Wextra, warnings are errors in the core)"
+if ! step build-extension bash scripts/build.sh; then
+  echo "$passed passed, $failed failed, $skipped skipped"; exit 1
+fi
+# no compiler warning in our own sources (a fresh clone compiles everything)
+if grep -E "(redlock|rl_[a-z]+)\.c:[0-9]+:[0-9]+: warning" "$log_dir/build-extension.log" >"$log_dir/warnings.log"; then
+  cat "$log_dir/warnings.log"; count compiler-warnings 0 1 0
+else
+  count compiler-warnings 1 0 0
+fi
+so="$root/modules/redlock.so"
+
+section "C unit tests (redlock_core, ASan+UBSan)"
+make -s -C redlock_core test >"$log_dir/unit.log" 2>&1; rc=$?
+tail -n 15 "$log_dir/unit.log"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log_dir/unit.log" | tail -n1)
+up=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p'); uf=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+up=${up:-0}; uf=${uf:-0}
+[ "$rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
+count c-unit "$up" "$uf" 0
+
+section "Redis test nodes"
+if ! step test-nodes bash tests/nodes.sh start 5; then
+  echo "$passed passed, $failed failed, $skipped skipped"; exit 1
+fi
+set -a; . "$REDLOCK_NODES_DIR/env"; set +a
+
+section ".phpt suite"
+run_phpt phpt "$so"
+
+if [ $quick -eq 0 ]; then
+  section ".phpt suite under valgrind (run-tests.php -m)"
+  USE_ZEND_ALLOC=0 run_phpt phpt-valgrind "$so" -m
+
+  section ".phpt suite against an ASan+UBSan build (USE_ZEND_ALLOC=0)"
+  asan_dir="$log_dir/asan-build"
+  mkdir -p "$asan_dir"
+  git ls-files -z | xargs -0 -I{} cp --parents {} "$asan_dir"/ 2>/dev/null
+  if step build-asan bash "$asan_dir/scripts/build.sh" --asan; then
+    libasan=$(gcc -print-file-name=libasan.so)
+    # php itself is not instrumented: preload the runtime; leaks of php's own exit path are not ours
+    LD_PRELOAD="$libasan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 USE_ZEND_ALLOC=0 \
+      run_phpt phpt-asan "$asan_dir/modules/redlock.so"
+  fi
+
+  if [ -f redlock_core/fuzz/fuzz_uri.c ]; then
+    section "fuzzing (short, bounded)"
+    step fuzz-short make -s -C redlock_core fuzz-short
+  fi
+
+  if [ -f tests/fpm/phpunit.xml ]; then
+    section "PHP-FPM and CLI process tests (PHPUnit, real php-fpm)"
+    REDLOCK_SO="$so" phpunit -c tests/fpm/phpunit.xml >"$log_dir/fpm.log" 2>&1; rc=$?
+    tail -n 25 "$log_dir/fpm.log"
+    t=$(grep -oE '(OK \(|Tests: )[0-9]+' "$log_dir/fpm.log" | grep -oE '[0-9]+' | tail -n1)
+    ff=$(grep -oE '(Failures|Errors): [0-9]+' "$log_dir/fpm.log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
+    fs=$(grep -oE '(Skipped|Incomplete|Risky): [0-9]+' "$log_dir/fpm.log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
+    t=${t:-0}; ff=${ff:-0}; fs=${fs:-0}
+    [ "$rc" -ne 0 ] && [ "$ff" -eq 0 ] && ff=1
+    count fpm "$((t - ff - fs < 0 ? 0 : t - ff - fs))" "$ff" "$fs"
+  fi
+
+  if [ -f scripts/checkrel.sh ]; then
+    section "packaging"
+    step checkrel bash scripts/checkrel.sh
+    [ -f tests/packaging/pecl_install.sh ] && step pecl-install bash tests/packaging/pecl_install.sh
+  fi
+
+  if [ -f bench/run.sh ]; then
+    section "benchmark (short form: ratios printed, no pass/fail on time)"
+    step bench-short bash bench/run.sh --short
+    grep -vE '^\s*$' "$log_dir/bench-short.log" | tail -n 25
+  fi
+fi
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi
+echo "logs: $log_dir"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,285 @@
+<?php
+
+/**
+ * IDE / static-analysis stub for the redlock extension (PHPStan, Psalm, PhpStorm).
+ *
+ * Never include this file at run time: the classes come from the extension.
+ * Names, parameters, types, defaults and flags mirror redlock.stub.php and
+ * /work/shared/API.md exactly; tests/reflection_stub.phpt compares this file
+ * with the loaded extension through Reflection, so keep them in step.
+ *
+ * Option keys accepted per call by lock()/synchronized(): retry_count,
+ * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
+ * throw_on_lost. Constructor-only (a \ValueError per call): connect_timeout,
+ * timeout, persistent, prefix. Every option has an INI default
+ * `redlock.<option>` (PHP_INI_ALL).
+ */
+
+namespace {
+/**
+ * A RedLock lock manager over N independent Redis masters.
+ *
+ * Acquisition sends `SET prefix.resource token NX PX ttl` to every node in
+ * parallel and succeeds only with a quorum (floor(N/2)+1) of OKs and a
+ * positive validity time measured on a monotonic clock.
+ *
+ * Instances are final, reject dynamic properties and cannot be serialized.
+ */
+final class RedLock
+{
+    /**
+     * @param non-empty-array<array-key, non-empty-string|array{
+     *     host?: non-empty-string,
+     *     socket?: non-empty-string,
+     *     port?: int<1, 65535>,
+     *     timeout?: int<1, 60000>,
+     *     connect_timeout?: int<1, 60000>,
+     *     user?: string|null,
+     *     password?: string|null,
+     *     database?: int<0, 1000000>,
+     *     tls?: bool
+     * }> $nodes One entry per independent Redis master (at most 64): a URI
+     *     string ("redis://[user:password@]host[:port][/db]", "rediss://...",
+     *     "unix:///path/to/redis.sock", "host:port") or an array with either
+     *     "host" (port defaults to 6379) or an absolute "socket" path; "user"
+     *     needs a "password"; per-node "timeout"/"connect_timeout" override
+     *     the options. TLS (rediss://, "tls" => true) is not available in this
+     *     version and raises \ValueError. The same server given twice, in any
+     *     form, is a \ValueError.
+     * @param array{
+     *     retry_count?: int<0, 10000>,
+     *     retry_delay?: int<0, max>,
+     *     retry_jitter?: int<0, max>,
+     *     wait?: int<0, max>,
+     *     drift_factor?: float,
+     *     connect_timeout?: int<1, 60000>,
+     *     timeout?: int<1, 60000>,
+     *     persistent?: bool,
+     *     prefix?: string,
+     *     fencing?: bool,
+     *     auto_release?: bool,
+     *     throw_on_lost?: bool
+     * } $options Defaults for every lock taken through this object.
+     *     Defaults: retry_count 3, retry_delay 200 ms, retry_jitter 100 ms,
+     *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
+     *     timeout 50 ms, persistent true, prefix "", fencing false,
+     *     auto_release true, throw_on_lost false; each default comes from
+     *     the INI entry redlock.<option>. prefix is at most 512 bytes.
+     *     fencing => true is not available in this version (\ValueError).
+     *
+     * @throws \ValueError empty node list, unparsable URI, port out of range,
+     *     duplicate node, unknown option or node key, value out of range
+     *     (the message names the entry and field, never a password).
+     * @throws \TypeError a node entry or option value of the wrong type.
+     */
+    public function __construct(array $nodes, array $options = []) {}
+
+    /**
+     * Try to acquire $resource for $ttl milliseconds.
+     *
+     * Returns null when another owner holds it (after the configured retries
+     * or once `wait` ran out), or when the validity came out <= 0. Locks are
+     * not reentrant: locking a resource this process already holds is a
+     * conflict too. The lock is never released by object destruction; with
+     * `auto_release` it is released at request end.
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     *     The Redis key is exactly prefix . resource.
+     * @param int<1, 2147483647> $ttl Milliseconds.
+     * @param array{
+     *     retry_count?: int<0, 10000>,
+     *     retry_delay?: int<0, max>,
+     *     retry_jitter?: int<0, max>,
+     *     wait?: int<0, max>,
+     *     drift_factor?: float,
+     *     fencing?: bool,
+     *     auto_release?: bool,
+     *     throw_on_lost?: bool
+     * } $options Per-call overrides of the constructor options.
+     *
+     * @return RedLock\Lock|null
+     *
+     * @throws RedLock\QuorumException on the last attempt fewer than a quorum
+     *     of nodes answered at all (down, timeout, auth error); the message
+     *     lists each failed node and why.
+     * @throws \ValueError bad $resource or $ttl, unknown option, a
+     *     constructor-only option (connect_timeout, timeout, persistent,
+     *     prefix), value out of range.
+     * @throws \TypeError an option value of the wrong type.
+     */
+    public function lock(string $resource, int $ttl, array $options = []): ?RedLock\Lock {}
+
+    /**
+     * Run $fn while holding the lock and return its result.
+     *
+     * $fn receives the RedLock\Lock. The lock is released after $fn returns
+     * or throws; $fn's exception is rethrown.
+     *
+     * @template T
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     * @param int<1, 2147483647> $ttl Milliseconds.
+     * @param callable(RedLock\Lock): T $fn
+     * @param array{
+     *     retry_count?: int<0, 10000>,
+     *     retry_delay?: int<0, max>,
+     *     retry_jitter?: int<0, max>,
+     *     wait?: int<0, max>,
+     *     drift_factor?: float,
+     *     fencing?: bool,
+     *     auto_release?: bool,
+     *     throw_on_lost?: bool
+     * } $options Per-call overrides of the constructor options.
+     *
+     * @return T
+     *
+     * @throws RedLock\LockConflictException where lock() would return null.
+     * @throws RedLock\QuorumException where lock() would throw it.
+     * @throws RedLock\LockLostException with 'throw_on_lost', when the release
+     *     after $fn found the lock gone (not when $fn itself threw).
+     * @throws \ValueError bad $resource, $ttl or option (as for lock()).
+     * @throws \TypeError an option value of the wrong type.
+     * @throws \Throwable whatever $fn throws, after the lock was released.
+     */
+    public function synchronized(string $resource, int $ttl, callable $fn, array $options = []): mixed {}
+
+    /**
+     * True when a majority of nodes hold a key for $resource (any owner).
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     *
+     * @throws RedLock\QuorumException fewer than a quorum of nodes answered.
+     * @throws \ValueError bad $resource.
+     */
+    public function isLocked(string $resource): bool {}
+
+    /**
+     * The number of nodes that must agree: floor(N/2)+1. Never throws.
+     *
+     * @return positive-int
+     */
+    public function quorum(): int {}
+
+    /**
+     * The normalised node list, in the given order, without passwords. Never throws.
+     *
+     * @return list<array{
+     *     name: string,
+     *     host: string|null,
+     *     port: int|null,
+     *     socket: string|null,
+     *     database: int,
+     *     user: string|null,
+     *     tls: bool
+     * }> name is "host:port" or "unix:/path".
+     */
+    public function nodes(): array {}
+
+    /**
+     * Counters for the current worker process (all RedLock objects together).
+     * Never throws.
+     *
+     * conflicts counts lock() calls that returned null; per node, timeouts are
+     * round trips that ran out of time and errors every other node failure.
+     *
+     * @return array{
+     *     acquired: int,
+     *     conflicts: int,
+     *     quorum_failures: int,
+     *     released: int,
+     *     extended: int,
+     *     nodes: array<string, array{
+     *         ok: int,
+     *         errors: int,
+     *         timeouts: int,
+     *         last_error: string|null,
+     *         latency_us: array{p50: int, p99: int, max: int}
+     *     }>
+     * } nodes is keyed by each node's name (see nodes()); a node in connect
+     *     back-off counts an error per call and says so in last_error.
+     */
+    public function stats(): array {}
+}
+}
+
+namespace RedLock {
+
+/**
+ * A lock held (or once held) through RedLock::lock()/synchronized().
+ *
+ * It belongs to the process that acquired it: a forked child cannot release
+ * it through the inherited object (release() returns false there).
+ * Final, no dynamic properties, not serializable.
+ */
+final class Lock
+{
+    /** The resource as given to lock(), without the prefix. */
+    public readonly string $resource;
+
+    /** @var non-empty-string 40 lowercase hex characters from a CSPRNG. */
+    public readonly string $token;
+
+    /** @var int<1, 2147483647> ms, as last requested (lock() or extend()). */
+    public readonly int $ttl;
+
+    /** Monotonic fencing token; only with the 'fencing' option, else null. */
+    public readonly ?int $fence;
+
+    /**
+     * Token-checked delete on every node.
+     *
+     * Returns true when a quorum confirmed deletion of our token; false when
+     * the lock was already gone, already released, or belongs to another
+     * process (fork). isReleased() is true afterwards, whatever this returned.
+     *
+     * @throws LockLostException with 'throw_on_lost', instead of returning
+     *     false because the lock was found gone.
+     */
+    public function release(): bool {}
+
+    /**
+     * Token-checked PEXPIRE on a quorum; resets validity and $ttl.
+     *
+     * @param int<1, 2147483647> $ttl Milliseconds from now.
+     *
+     * @throws LockLostException with 'throw_on_lost', instead of returning
+     *     false because the lock was found gone.
+     * @throws \ValueError $ttl out of range.
+     */
+    public function extend(int $ttl): bool {}
+
+    /** remaining() > 0 and not released. Never throws. */
+    public function isValid(): bool {}
+
+    /**
+     * Milliseconds of validity left (0 once expired), on a monotonic clock.
+     * Never throws.
+     *
+     * @return int<0, max>
+     */
+    public function remaining(): int {}
+
+    /** True once release() was called, whatever it returned. Never throws. */
+    public function isReleased(): bool {}
+}
+
+/** Base of every exception the extension throws (besides \ValueError/\TypeError). */
+class Exception extends \RuntimeException
+{
+}
+
+/** Fewer than a quorum of nodes answered; the message lists each failed node and why. */
+final class QuorumException extends Exception
+{
+}
+
+/** synchronized() could not acquire the lock (where lock() would return null). */
+final class LockConflictException extends Exception
+{
+}
+
+/** extend()/release() found the lock gone, when 'throw_on_lost' is set. */
+final class LockLostException extends Exception
+{
+}
+}
