@@ -1169,7 +1169,19 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
     REDLOCK_G(held_active) = false;
     zend_hash_destroy(&REDLOCK_G(held));
 
+    /* Releases and extends answered after their call decided may have met a
+     * NOSCRIPT (SCRIPT FLUSH, restart): read those now, briefly, so their
+     * retry goes out in this request and not whenever the worker is next used. */
     php_redlock_pooled *p;
+    rl_conn *late[RL_MAX_NODES];
+    int nlate = 0;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
+        if (nlate < RL_MAX_NODES && rl_conn_late_scripts(p->conn)) late[nlate++] = p->conn;
+    } ZEND_HASH_FOREACH_END();
+    if (nlate) {
+        rl_net net = {late, nlate, &rl_clock_monotonic};
+        rl_net_drain(&net, 20000);
+    }
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
         if (!p->persistent) rl_conn_close(p->conn);
     } ZEND_HASH_FOREACH_END();

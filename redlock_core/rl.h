@@ -215,6 +215,8 @@ rl_conn *rl_conn_new(const rl_node_conf *conf);
 void rl_conn_free(rl_conn *conn);                 /* closes, frees */
 void rl_conn_close(rl_conn *conn);                /* closes the socket, keeps stats */
 int rl_conn_is_open(const rl_conn *conn);
+/* EVALSHAs whose reply is still due (a NOSCRIPT there is retried when read). */
+int rl_conn_late_scripts(const rl_conn *conn);
 const rl_node_conf *rl_conn_conf(const rl_conn *conn);
 /* Timeouts are the caller's (a pooled connection serves several callers). */
 void rl_conn_set_timeouts(rl_conn *conn, int connect_timeout_ms, int timeout_ms);

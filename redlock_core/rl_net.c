@@ -22,7 +22,8 @@
 enum { ST_CLOSED = 0, ST_CONNECTING, ST_READY };
 
 /* What the next reply on a connection answers, in pipeline order. */
-enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_MINE, EXP_LATE };
+enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_MINE, EXP_LATE, EXP_LATE_SCRIPT };
+#define LATE_MAX 8       /* late EVALSHAs remembered per connection for a NOSCRIPT retry */
 
 #define QMAX 64          /* replies in flight per connection before we give up on it */
 #define QKEEP 32         /* more stale replies than this: reconnect instead of waiting */
@@ -46,6 +47,12 @@ struct rl_conn {
      * or a refused SELECT would let our SET run in database 0 */
     int hs_pending;
     size_t hs_end;
+    /* EVALSHAs overtaken by an early decision, kept (as RESP) so that a late
+     * NOSCRIPT (SCRIPT FLUSH, restart) is still answered by loading the
+     * scripts and sending them again: a release must not be lost */
+    char *late_buf;
+    size_t late_len, late_cap, late_sz[LATE_MAX];
+    int late_n;
     uint64_t down_until_us;
     int backoff_ms;
     struct sockaddr_storage addr;
@@ -149,6 +156,8 @@ static void reset_io(rl_conn *c)
     c->qhead = c->qlen = 0;
     c->hs_pending = 0;
     c->hs_end = 0;
+    c->late_len = 0;
+    c->late_n = 0;
 }
 
 void rl_conn_close(rl_conn *c)
@@ -165,10 +174,12 @@ void rl_conn_free(rl_conn *c)
     rl_conn_close(c);
     rl_node_conf_free(&c->conf);
     free(c->obuf);
+    free(c->late_buf);
     free(c);
 }
 
 int rl_conn_is_open(const rl_conn *c) { return c->fd >= 0; }
+int rl_conn_late_scripts(const rl_conn *c) { return c->fd >= 0 ? c->late_n : 0; }
 const rl_node_conf *rl_conn_conf(const rl_conn *c) { return &c->conf; }
 const rl_node_stats *rl_conn_stats(const rl_conn *c) { return &c->st; }
 
@@ -218,15 +229,71 @@ static int q_pop(rl_conn *c, uint64_t *sent)
 /* The reply we wait for is no longer wanted (call decided, or timed out):
  * it will be read and dropped before the next command's reply. A reply
  * merely overtaken by the decision (late) still counts in the stats. */
-static void q_forget_mine(rl_conn *c, int late)
+static int late_save(rl_conn *c, const rl_cmd *cmd)
+{
+    if (c->late_n >= LATE_MAX) return -1;
+    size_t need = rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
+    if (c->late_len + need > c->late_cap) {
+        size_t cap = c->late_cap ? c->late_cap * 2 : 512;
+        while (cap < c->late_len + need) cap *= 2;
+        char *nb = realloc(c->late_buf, cap);
+        if (!nb) return -1;
+        c->late_buf = nb;
+        c->late_cap = cap;
+    }
+    rl_resp_format(c->late_buf + c->late_len, need, cmd->argc, cmd->argv, cmd->argvlen);
+    c->late_len += need;
+    c->late_sz[c->late_n++] = need;
+    return 0;
+}
+
+static void q_forget_mine(rl_conn *c, const rl_cmd *late_cmd)
 {
     for (int i = c->qlen - 1; i >= 0; i--) {
         int at = (c->qhead + i) % QMAX;
         if (c->q[at] == EXP_MINE) {
-            c->q[at] = late ? EXP_LATE : EXP_SKIP;
+            if (!late_cmd)
+                c->q[at] = EXP_SKIP;
+            else if (late_cmd->script && late_save(c, late_cmd) == 0)
+                c->q[at] = EXP_LATE_SCRIPT;
+            else
+                c->q[at] = EXP_LATE;
             return;
         }
     }
+}
+
+static int queue_scripts(rl_conn *c, uint64_t now);
+static int flush_out(rl_conn *c, char *why, size_t whylen);
+
+/* A late reply to a remembered EVALSHA: on NOSCRIPT load the scripts and
+ * send it again (its reply is then dropped). */
+static void late_script_reply(rl_conn *c, const rl_reply *rp, uint64_t now)
+{
+    if (c->late_n == 0) return;
+    size_t sz = c->late_sz[0];
+    if (rp->type == RL_REPLY_ERROR && strncmp(rp->str, "NOSCRIPT", 8) == 0 && c->fd >= 0) {
+        char why[RL_REASON_LEN];
+        if (queue_scripts(c, now) == 0 && c->olen + sz <= OBUF_MAX) {
+            if (c->olen + sz > c->ocap) {
+                size_t cap = c->ocap * 2;
+                while (cap < c->olen + sz) cap *= 2;
+                char *nb = realloc(c->obuf, cap);
+                if (nb) {
+                    c->obuf = nb;
+                    c->ocap = cap;
+                }
+            }
+            if (c->olen + sz <= c->ocap && q_push(c, EXP_SKIP, now) == 0) {
+                memcpy(c->obuf + c->olen, c->late_buf, sz);
+                c->olen += sz;
+                flush_out(c, why, sizeof(why));
+            }
+        }
+    }
+    memmove(c->late_buf, c->late_buf + sz, c->late_len - sz);
+    c->late_len -= sz;
+    memmove(c->late_sz, c->late_sz + 1, sizeof(c->late_sz[0]) * (size_t)(--c->late_n));
 }
 
 static int obuf_append(rl_conn *c, int argc, const char *const *argv, const size_t *lens)
@@ -365,8 +432,13 @@ static int queue_handshake(rl_conn *c, uint64_t now)
         size_t lens[2] = {6, (size_t)n};
         if (append_cmd(c, 2, argv, lens, EXP_SELECT, now)) return -1;
     }
-    /* the spec's scripts are loaded once per connection; EVALSHA then
-     * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart) */
+    return queue_scripts(c, now);
+}
+
+/* the spec's scripts are loaded once per connection; EVALSHA then
+ * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart) */
+static int queue_scripts(rl_conn *c, uint64_t now)
+{
     const char *s1[3] = {"SCRIPT", "LOAD", rl_script_release};
     size_t l1[3] = {6, 4, strlen(rl_script_release)};
     const char *s2[3] = {"SCRIPT", "LOAD", rl_script_extend};
@@ -542,6 +614,9 @@ static int on_reply(fan *f, int i, uint64_t now)
             return 1;
         }
         return 0;
+    case EXP_LATE_SCRIPT:
+        late_script_reply(c, rp, now);
+        /* fall through */
     case EXP_LATE:
         /* the call decided without it; the node did answer */
         if (rp->type != RL_REPLY_ERROR) {
@@ -660,7 +735,7 @@ static void on_timeout(fan *f, int i, uint64_t now)
         return;
     }
     /* keep the connection: its late reply is dropped before the next one */
-    q_forget_mine(c, 0);
+    q_forget_mine(c, NULL);
     fail_res(c, &f->res[i], RL_E_TIMEOUT, "timeout");
 }
 
@@ -698,11 +773,15 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
         int pr = poll(pfd, (nfds_t)np, wait_ms);
         if (pr < 0 && errno != EINTR) return -1;
         now = clk->now_us(clk->ctx);
-        for (int k = 0; k < np && !decided; k++) {
+        /* Every ready descriptor is served, also after the decision: its
+         * bytes are already here, so reading them costs no wait and keeps
+         * late replies (a NOSCRIPT among them) from piling up. */
+        for (int k = 0; k < np; k++) {
             int i = map[k];
             rl_conn *c = net->conns[i];
             int got = 0;
             if (res[i].state != RL_PENDING || c->fd != pfd[k].fd) continue;
+            if (decided && !pfd[k].revents) continue;
             if (pfd[k].revents) {
                 if (c->state == ST_CONNECTING) {
                     got = connect_done(&f, i, now);
@@ -718,12 +797,12 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
                         got = node_read(&f, i, now);
                 }
             }
-            if (!got && res[i].state == RL_PENDING && net->conns[i]->fd >= 0 &&
+            if (!decided && !got && res[i].state == RL_PENDING && net->conns[i]->fd >= 0 &&
                 now >= net->conns[i]->deadline_us) {
                 on_timeout(&f, i, now);
                 got = 1;
             }
-            if (got && decide && decide(ud, res, n)) decided = 1;
+            if (got && !decided && decide && decide(ud, res, n)) decided = 1;
         }
     }
     /* Connects begun in this call and overtaken by the decision: one look
@@ -746,7 +825,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     }
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
-        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0) q_forget_mine(net->conns[i], 1);
+        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0) q_forget_mine(net->conns[i], cmd);
     return 0;
 }
 
@@ -777,7 +856,11 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
                 continue;
             }
             void *obj;
-            while (c->qlen > 0 && redisReaderGetReply(c->reader, &obj) == REDIS_OK && obj) q_pop(c, NULL);
+            memset(&c->slot, 0, sizeof(c->slot));
+            while (c->qlen > 0 && redisReaderGetReply(c->reader, &obj) == REDIS_OK && obj) {
+                if (q_pop(c, NULL) == EXP_LATE_SCRIPT) late_script_reply(c, &c->slot, now);
+                memset(&c->slot, 0, sizeof(c->slot));
+            }
         }
     }
 }
