@@ -199,6 +199,10 @@ int rl_conn_check(rl_conn *c)
         return 0;
     }
     if (c->state != ST_READY || c->qlen > 0 || c->olen > c->opos) return 1;
+    if (c->reader && c->reader->len > c->reader->pos) {
+        rl_conn_close(c); /* parsed bytes nobody asked for */
+        return 0;
+    }
     char b;
     ssize_t r = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return 1;
@@ -672,6 +676,9 @@ static int node_read(fan *f, int i, uint64_t now)
         return f->res[i].state != RL_PENDING;
     }
     if (redisReaderFeed(c->reader, buf, (size_t)n) != REDIS_OK) goto proto;
+    /* parse everything that came: a reply beyond what we asked for would
+     * otherwise be taken as the answer to the next command */
+    int got = 0;
     for (;;) {
         void *obj = NULL;
         memset(&c->slot, 0, sizeof(c->slot));
@@ -679,12 +686,16 @@ static int node_read(fan *f, int i, uint64_t now)
         if (!obj) break;
         if (c->qlen == 0) {
             rl_conn_close(c);
-            fail_res(c, &f->res[i], RL_E_PROTO, "reply nobody asked for");
+            if (f->res[i].state == RL_PENDING)
+                fail_res(c, &f->res[i], RL_E_PROTO, "reply nobody asked for");
+            else
+                snprintf(c->st.last_error, sizeof(c->st.last_error), "reply nobody asked for");
             return 1;
         }
-        if (on_reply(f, i, now)) return 1;
+        if (on_reply(f, i, now)) got = 1;
         if (c->fd < 0) return f->res[i].state != RL_PENDING;
     }
+    if (got) return 1;
     /* a lock reply is tiny: a node that streams more is hostile or broken */
     if (c->reader->len - c->reader->pos > RL_REPLY_MAX) {
         rl_conn_close(c);

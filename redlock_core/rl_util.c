@@ -187,7 +187,7 @@ static uint64_t lat_value(int idx)
     int b = idx / 4 + 1, sub = idx % 4;
     uint64_t lo = (uint64_t)(4 + sub) << (b - 2);
     uint64_t width = (uint64_t)1 << (b - 2);
-    return lo + width / 2;
+    return lo + width - 1; /* the bucket's upper bound: a percentile never understates */
 }
 
 void rl_latency_add(rl_latency *l, uint64_t us)
@@ -214,7 +214,8 @@ uint64_t rl_latency_percentile(const rl_latency *l, double p)
         seen += l->bucket[i];
         if (seen >= want) {
             uint64_t v = lat_value(i);
-            return v > l->max_us ? l->max_us : v;
+            /* the maximum's own bucket reports the maximum: exact at p100 */
+            return v > l->max_us || i == lat_bucket(l->max_us) ? l->max_us : v;
         }
     }
     return l->max_us;

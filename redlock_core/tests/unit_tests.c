@@ -1,0 +1,2287 @@
+/* unit_tests.c -- C unit tests of the RedLock core: the algorithm over a fake
+ * transport and clock, URI parsing, RESP, histograms, and the socket fan-out
+ * against real redis-server processes started (and stopped, by pid) here.
+ *
+ * Usage: unit_tests [substring]   runs the tests whose name contains it.
+ * Prints PASS/FAIL per test and ends with "N passed, N failed". */
+#define _GNU_SOURCE
+#include "rl.h"
+#include "tests/fake.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ======================================================================
+ * runner
+ * ====================================================================== */
+static int t_fail;          /* failed checks in the current test */
+static const char *t_name;
+
+static void check_failf(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    t_fail++;
+    if (t_fail > 25) return;
+    fprintf(stdout, "    %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+#define CHECK(c)                                                          \
+    do {                                                                  \
+        if (!(c)) check_failf(__FILE__, __LINE__, "check failed: %s", #c); \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                                           \
+    do {                                                                                         \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                      \
+        if (a_ != b_) check_failf(__FILE__, __LINE__, "%s == %s (%lld != %lld)", #a, #b, a_, b_); \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                                      \
+    do {                                                                                     \
+        const char *a_ = (a), *b_ = (b);                                                     \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0)                                               \
+            check_failf(__FILE__, __LINE__, "%s == %s (\"%s\" != \"%s\")", #a, #b,           \
+                        a_ ? a_ : "(null)", b_ ? b_ : "(null)");                             \
+    } while (0)
+
+/* a guard that bails out of the test function */
+#define REQUIRE(c)                                                          \
+    do {                                                                    \
+        if (!(c)) {                                                         \
+            check_failf(__FILE__, __LINE__, "required: %s", #c);            \
+            return;                                                         \
+        }                                                                   \
+    } while (0)
+
+static const char *outcome_name(int o)
+{
+    static const char *names[] = {"ACQUIRED", "CONFLICT", "NO_QUORUM", "RELEASED", "EXTENDED",
+                                  "LOST",     "YES",      "NO",        "ERROR"};
+    return o >= 0 && o <= RL_ERROR ? names[o] : "?";
+}
+
+#define CHECK_OUT(a, b)                                                                           \
+    do {                                                                                          \
+        int a_ = (a), b_ = (b);                                                                   \
+        if (a_ != b_)                                                                             \
+            check_failf(__FILE__, __LINE__, "%s: got %s, want %s", #a, outcome_name(a_),          \
+                        outcome_name(b_));                                                        \
+    } while (0)
+
+/* ======================================================================
+ * algorithm over the fake transport
+ * ====================================================================== */
+static fake F; /* large: static, reset by fake_init in each test */
+
+static const rl_opts opts0 = {0, 0, 0, 0, 0.01};
+
+static int is_lower_hex_token(const char *t)
+{
+    if (strlen(t) != RL_TOKEN_LEN) return 0;
+    for (int i = 0; i < RL_TOKEN_LEN; i++)
+        if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f'))) return 0;
+    return 1;
+}
+
+static void test_quorum_math(void)
+{
+    static const int want[] = {0, 1, 2, 2, 3, 3, 4, 4};
+    for (int n = 1; n <= 7; n++) CHECK_EQ(rl_quorum(n), want[n]);
+    /* the quorum is a strict majority, and two quorums always intersect */
+    for (int n = 1; n <= RL_MAX_NODES; n++) {
+        CHECK(2 * rl_quorum(n) > n);
+        CHECK(2 * (rl_quorum(n) - 1) <= n);
+    }
+}
+
+/* For n = 1..7: exactly a quorum of OKs acquires, one less does not. The OKs
+ * come last so every node has to be heard from. */
+static void test_acquire_exact_quorum(void)
+{
+    for (int n = 1; n <= 7; n++) {
+        int q = rl_quorum(n);
+        rl_lock_info info;
+        rl_call call;
+
+        fake_init(&F, n);
+        for (int i = 0; i < n; i++) F.set[i].kind = i < n - q ? FO_NIL : FO_OK;
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_ACQUIRED);
+        CHECK_EQ(info.ok, q);
+        CHECK_EQ(call.ok, q);
+        CHECK_EQ(info.attempts, 1);
+        CHECK_EQ(fake_count(&F, 'S'), 1);
+        CHECK_EQ(fake_count(&F, 'R'), 0); /* a won lock is not released */
+
+        fake_init(&F, n);
+        for (int i = 0; i < n; i++) F.set[i].kind = i < q - 1 ? FO_OK : FO_NIL;
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_CONFLICT);
+        CHECK_EQ(call.ok, q - 1);
+        /* the partial lock is undone; with no OK at all there is nothing to undo */
+        CHECK_EQ(fake_count(&F, 'R'), q > 1 ? 1 : 0);
+    }
+}
+
+static void test_acquire_set_command(void)
+{
+    rl_lock_info info;
+    fake_init(&F, 3);
+    CHECK_OUT(rl_acquire(&F.ctx, "res:1", 5, 30000, &opts0, &info, NULL), RL_ACQUIRED);
+    REQUIRE(F.ncalls == 1);
+    fake_rec *r = &F.calls[0];
+    CHECK_EQ(r->argc, 6);
+    CHECK_STR(r->argv[0], "SET");
+    CHECK_STR(r->argv[1], "res:1");
+    CHECK_STR(r->argv[2], info.token);
+    CHECK_STR(r->argv[3], "NX");
+    CHECK_STR(r->argv[4], "PX");
+    CHECK_STR(r->argv[5], "30000");
+    CHECK_EQ(r->n, 3);
+    CHECK(is_lower_hex_token(info.token));
+    /* binary-safe key: length, not strlen */
+    fake_init(&F, 3);
+    CHECK_OUT(rl_acquire(&F.ctx, "a\0b", 3, 100, &opts0, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(F.calls[0].argvlen[1], 3);
+    CHECK(memcmp(F.calls[0].argv[1], "a\0b", 3) == 0);
+}
+
+static void test_acquire_conflict_quorum_minus_one(void)
+{
+    rl_lock_info info;
+    rl_call call;
+    fake_init(&F, 5);
+    /* 2 OK + 3 NIL: someone else holds it */
+    F.set[0].kind = FO_OK;
+    F.set[1].kind = FO_NIL;
+    F.set[2].kind = FO_OK;
+    F.set[3].kind = FO_NIL;
+    F.set[4].kind = FO_NIL;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_CONFLICT);
+    CHECK_EQ(call.ok, 2);
+    CHECK_EQ(call.failed, 0);
+    CHECK_EQ(fake_count(&F, 'R'), 1);
+}
+
+static void test_acquire_no_quorum(void)
+{
+    rl_lock_info info;
+    rl_call call;
+    /* n=5: 3 failures > n - quorum = 2 → NO_QUORUM, even with 2 OKs */
+    fake_init(&F, 5);
+    F.set[0].kind = FO_OK;
+    F.set[1].kind = FO_FAIL, F.set[1].err = RL_E_TIMEOUT;
+    F.set[2].kind = FO_FAIL, F.set[2].err = RL_E_REFUSED;
+    F.set[3].kind = FO_OK;
+    F.set[4].kind = FO_FAIL, F.set[4].err = RL_E_DOWN;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_NO_QUORUM);
+    CHECK_EQ(call.failed, 3);
+    CHECK_EQ(call.res[1].err, RL_E_TIMEOUT);
+    CHECK_EQ(call.res[2].err, RL_E_REFUSED);
+
+    /* exactly n - quorum failures and the rest NIL: a conflict, not "no quorum" */
+    fake_init(&F, 5);
+    F.set[0].kind = FO_FAIL, F.set[0].err = RL_E_TIMEOUT;
+    F.set[1].kind = FO_FAIL, F.set[1].err = RL_E_TIMEOUT;
+    F.set[2].kind = FO_NIL;
+    F.set[3].kind = FO_OK;
+    F.set[4].kind = FO_OK;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_CONFLICT);
+
+    /* every node down */
+    for (int n = 1; n <= 7; n++) {
+        fake_init(&F, n);
+        fake_set_all(F.set, n, FO_FAIL, 0, RL_E_REFUSED);
+        fake_set_all(F.rel, n, FO_FAIL, 0, RL_E_DOWN);
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_NO_QUORUM);
+    }
+    /* error replies count as failures */
+    fake_init(&F, 3);
+    fake_set_all(F.set, 3, FO_ERR, 0, 0);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_NO_QUORUM);
+}
+
+/* validity = ttl - elapsed - (ttl * drift + 2), elapsed measured on the
+ * injected clock across the fan-out (rounded up to whole ms). */
+static void test_acquire_validity(void)
+{
+    rl_lock_info info;
+    fake_init(&F, 3);
+    F.step_us = 1500; /* two OKs decide: 3000 us */
+    uint64_t t0 = F.clock.now;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(F.calls[0].t_end - F.calls[0].t_start, 3000);
+    CHECK_EQ(info.validity_ms, 10000 - 3 - (100 + 2));
+    CHECK_EQ(info.start_us, t0);
+    CHECK_EQ(info.valid_until_us, F.clock.now + (uint64_t)info.validity_ms * 1000u);
+    CHECK_EQ(rl_remaining_ms(&info, F.clock.now), info.validity_ms);
+
+    /* partial milliseconds are rounded up: 2 * 1234 us = 2468 us → 3 ms */
+    fake_init(&F, 3);
+    F.step_us = 1234;
+    rl_opts o = opts0;
+    o.drift_factor = 0.0;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(info.validity_ms, 1000 - 3 - 2);
+    CHECK_EQ(info.validity_ms, rl_validity_ms(1000, 2468, 0.0));
+
+    /* the spec's example factor */
+    fake_init(&F, 5);
+    F.step_us = 10000;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 2000, &opts0, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(info.validity_ms, 2000 - 30 - (20 + 2));
+}
+
+/* The time to reach the quorum ate the whole TTL: not acquired, undone. */
+static void test_acquire_validity_expired(void)
+{
+    rl_lock_info info;
+    rl_call call;
+    fake_init(&F, 3);
+    F.step_us = 60000; /* 120 ms for two OKs, TTL 100 ms */
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 100, &opts0, &info, &call), RL_CONFLICT);
+    CHECK_EQ(call.ok, 2); /* the nodes did say OK */
+    REQUIRE(F.ncalls == 2);
+    CHECK_EQ(F.calls[1].kind, 'R');
+    CHECK_STR(F.calls[1].argv[4], info.token);
+
+    /* validity exactly 0 is not a lock either: ttl 105, drift 1 + 2, elapsed 102 */
+    fake_init(&F, 1);
+    F.step_us = 102000;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 105, &opts0, &info, &call), RL_CONFLICT);
+    CHECK_EQ(rl_validity_ms(105, 102000, 0.01), 0);
+    CHECK_EQ(fake_count(&F, 'R'), 1);
+    /* one ms less and it is held */
+    fake_init(&F, 1);
+    F.step_us = 101000;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 105, &opts0, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(info.validity_ms, 1);
+}
+
+/* After a failed attempt the token-checked release goes to every node,
+ * including the ones that timed out (their SET may have landed), and the
+ * call waits for all of them. */
+static void test_acquire_failure_releases_everywhere(void)
+{
+    rl_lock_info info;
+    rl_call call;
+    fake_init(&F, 5);
+    F.set[0].kind = FO_OK;
+    F.set[1].kind = FO_FAIL, F.set[1].err = RL_E_TIMEOUT;
+    F.set[2].kind = FO_NIL;
+    F.set[3].kind = FO_FAIL, F.set[3].err = RL_E_TIMEOUT;
+    F.set[4].kind = FO_NIL;
+    /* the release answers from the node that timed out come last */
+    int order[5] = {4, 2, 0, 3, 1};
+    memcpy(F.order, order, sizeof(order));
+    CHECK_OUT(rl_acquire(&F.ctx, "lockkey", 7, 10000, &opts0, &info, &call), RL_CONFLICT);
+    REQUIRE(F.ncalls == 2);
+    fake_rec *r = &F.calls[1];
+    CHECK_EQ(r->kind, 'R');
+    CHECK_EQ(r->n, 5);
+    CHECK_EQ(r->argc, 5);
+    CHECK_STR(r->argv[0], "EVALSHA");
+    CHECK_STR(r->argv[1], rl_script_release_sha);
+    CHECK_STR(r->argv[2], "1");
+    CHECK_STR(r->argv[3], "lockkey");
+    CHECK_STR(r->argv[4], info.token);
+    CHECK(r->script == rl_script_release);
+    /* sent to all five nodes */
+    for (int i = 0; i < 5; i++) CHECK_STR(F.node_log[i], "SR");
+    /* waited for the OK node and both timed-out ones */
+    CHECK(r->delivered[0]);
+    CHECK(r->delivered[1]);
+    CHECK(r->delivered[3]);
+    /* the attempt's results are what the caller sees: NIL, NIL, OK, TIMEOUT
+     * made the quorum impossible, node 1 was never heard from */
+    CHECK_EQ(call.res[3].err, RL_E_TIMEOUT);
+    CHECK_EQ(call.res[1].state, RL_PENDING);
+}
+
+/* Release sent even when the attempt ended early and some nodes never answered. */
+static void test_acquire_failure_releases_pending(void)
+{
+    rl_lock_info info;
+    fake_init(&F, 5);
+    fake_set_all(F.set, 5, FO_NIL, 0, 0);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, NULL), RL_CONFLICT);
+    REQUIRE(F.ncalls == 2);
+    /* three NILs made a quorum impossible: nodes 3 and 4 were never heard */
+    CHECK(F.calls[0].stopped_early);
+    CHECK_EQ(F.calls[0].state[3], RL_PENDING);
+    CHECK_EQ(F.calls[0].state[4], RL_PENDING);
+    /* their SET may still land: the release waits for them */
+    CHECK_EQ(F.calls[1].kind, 'R');
+    CHECK(F.calls[1].delivered[3]);
+    CHECK(F.calls[1].delivered[4]);
+}
+
+/* The fan-out stops as soon as decide() knows the outcome. */
+static void test_early_decision(void)
+{
+    rl_lock_info info;
+    rl_call call;
+
+    /* quorum reached after 3 of 5 */
+    fake_init(&F, 5);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(F.calls[0].decide_calls, 3);
+    CHECK(F.calls[0].stopped_early);
+    CHECK_EQ(call.res[3].state, RL_PENDING);
+    CHECK_EQ(call.res[4].state, RL_PENDING);
+    CHECK_EQ(call.ok, 3);
+    CHECK_EQ(call.answered, 3);
+    CHECK_EQ(info.ok, 3);
+
+    /* quorum impossible after NIL, FAIL, NIL of 5 (ok 0 + pending 2 < 3) */
+    fake_init(&F, 5);
+    F.set[0].kind = FO_NIL;
+    F.set[1].kind = FO_FAIL, F.set[1].err = RL_E_TIMEOUT;
+    F.set[2].kind = FO_NIL;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_CONFLICT);
+    CHECK_EQ(F.calls[0].decide_calls, 3);
+    CHECK_EQ(call.res[3].state, RL_PENDING);
+    CHECK_EQ(call.res[4].state, RL_PENDING);
+
+    /* still possible after OK, NIL, NIL, OK of 5: must hear the fifth */
+    fake_init(&F, 5);
+    F.set[1].kind = FO_NIL;
+    F.set[2].kind = FO_NIL;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &opts0, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(F.calls[0].decide_calls, 5);
+    CHECK(!F.calls[0].stopped_early);
+
+    /* release, extend and is_locked decide early too */
+    fake_init(&F, 7);
+    CHECK_OUT(rl_release(&F.ctx, "k", 1, "tok", &call), RL_RELEASED);
+    CHECK_EQ(F.calls[0].decide_calls, 4);
+    for (int i = 4; i < 7; i++) CHECK_EQ(call.res[i].state, RL_PENDING);
+    fake_init(&F, 7);
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, "tok", 1000, 0.01, &info, &call), RL_EXTENDED);
+    CHECK_EQ(F.calls[0].decide_calls, 4);
+    fake_init(&F, 7);
+    fake_set_all(F.ex, 7, FO_INT, 1, 0);
+    CHECK_OUT(rl_is_locked(&F.ctx, "k", 1, &call), RL_YES);
+    CHECK_EQ(F.calls[0].decide_calls, 4);
+    CHECK_EQ(call.res[6].state, RL_PENDING);
+    fake_init(&F, 7);
+    CHECK_OUT(rl_is_locked(&F.ctx, "k", 1, &call), RL_NO);
+    CHECK_EQ(F.calls[0].decide_calls, 4);
+}
+
+/* retry_count N: N+1 attempts, a pause between attempts, none after the last */
+static void test_retries(void)
+{
+    rl_lock_info info;
+    for (int N = 0; N <= 5; N++) {
+        rl_opts o = {N, 200, 50, 0, 0.01};
+        fake_init(&F, 3);
+        fake_set_all(F.set, 3, FO_NIL, 0, 0);
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
+        CHECK_EQ(fake_count(&F, 'S'), N + 1);
+        CHECK_EQ(info.attempts, N + 1);
+        CHECK_EQ(F.clock.nsleeps, N);
+        for (int s = 0; s < F.clock.nsleeps && s < FAKE_MAX_SLEEPS; s++) {
+            CHECK(F.clock.sleep_us[s] >= 200000);
+            CHECK(F.clock.sleep_us[s] <= 250000);
+        }
+        /* SET, release, pause, ... ending with a release, never a pause */
+        char want[64] = "";
+        for (int a = 0; a <= N; a++) strcat(want, a < N ? "SRz" : "SR");
+        CHECK_STR(F.log, want);
+    }
+    /* jitter spreads: with a counter random source the pauses differ */
+    {
+        rl_opts o = {20, 10, 100, 0, 0.01};
+        fake_init(&F, 3);
+        fake_set_all(F.set, 3, FO_NIL, 0, 0);
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
+        CHECK_EQ(F.clock.nsleeps, 20);
+        uint64_t mn = UINT64_MAX, mx = 0;
+        for (int s = 0; s < 20; s++) {
+            CHECK(F.clock.sleep_us[s] >= 10000 && F.clock.sleep_us[s] <= 110000);
+            if (F.clock.sleep_us[s] < mn) mn = F.clock.sleep_us[s];
+            if (F.clock.sleep_us[s] > mx) mx = F.clock.sleep_us[s];
+        }
+        CHECK(mx > mn);
+    }
+    /* extreme random values stay in range: all-0xff and all-0x00 */
+    for (int b = 0; b < 2; b++) {
+        rl_opts o = {3, 7, 3, 0, 0.01};
+        fake_init(&F, 1);
+        F.rnd.len = 1;
+        F.rnd.bytes[0] = b ? 0xff : 0x00;
+        fake_set_all(F.set, 1, FO_NIL, 0, 0);
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
+        CHECK_EQ(F.clock.nsleeps, 3);
+        for (int s = 0; s < 3; s++) CHECK(F.clock.sleep_us[s] >= 7000 && F.clock.sleep_us[s] <= 10000);
+    }
+    /* no jitter: the pause is the delay exactly, and no random bytes are spent on it */
+    {
+        rl_opts o = {2, 30, 0, 0, 0.01};
+        fake_init(&F, 3);
+        fake_set_all(F.set, 3, FO_NIL, 0, 0);
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
+        CHECK_EQ(F.clock.nsleeps, 2);
+        CHECK_EQ(F.clock.sleep_us[0], 30000);
+        CHECK_EQ(F.clock.sleep_us[1], 30000);
+        CHECK_EQ(F.rnd.calls, 1); /* the token only */
+    }
+}
+
+static void hook_win_on_third(fake *f, const rl_cmd *cmd, int callno)
+{
+    (void)callno;
+    if (fake_classify(cmd) == 'S' && fake_count(f, 'S') == 2) fake_set_all(f->set, f->n, FO_OK, 0, 0);
+}
+
+static void test_retry_then_win(void)
+{
+    rl_lock_info info;
+    rl_opts o = {5, 100, 0, 0, 0.01};
+    fake_init(&F, 5);
+    F.step_us = 1000;
+    fake_set_all(F.set, 5, FO_NIL, 0, 0);
+    F.hook = hook_win_on_third;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(info.attempts, 3);
+    CHECK_STR(F.log, "SRzSRzS");
+    /* the same token on every attempt */
+    CHECK_STR(F.calls[0].argv[2], info.token);
+    CHECK_STR(F.calls[1].argv[4], info.token);
+    CHECK_STR(F.calls[2].argv[2], info.token);
+    CHECK_STR(F.calls[4].argv[2], info.token);
+    /* start and validity of the winning attempt */
+    CHECK_EQ(info.start_us, F.calls[4].t_start);
+    CHECK_EQ(info.validity_ms, 10000 - 3 - 102);
+}
+
+/* wait_ms: retry until the deadline; never sleep past it; stop there. */
+static void test_wait_deadline(void)
+{
+    rl_lock_info info;
+    /* a free fan-out: the total is the wait, never more */
+    {
+        rl_opts o = {0, 100, 50, 1000, 0.01};
+        fake_init(&F, 3);
+        fake_set_all(F.set, 3, FO_NIL, 0, 0);
+        uint64_t start = F.clock.now;
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
+        uint64_t deadline = start + 1000000;
+        CHECK(F.clock.now <= deadline);
+        CHECK(F.clock.now - start <= 1000000);
+        CHECK(F.clock.nsleeps >= 6); /* 1000 ms in pauses of 100..150 ms */
+        for (int s = 0; s < F.clock.nsleeps && s < FAKE_MAX_SLEEPS; s++)
+            CHECK(F.clock.sleep_at[s] + F.clock.sleep_us[s] <= deadline);
+        CHECK(info.attempts >= 7);
+    }
+    /* each fan-out costs 3 x 7 ms: sleeps still end by the deadline, no
+     * attempt starts after it, and at most one attempt overruns it */
+    {
+        rl_opts o = {0, 40, 30, 500, 0.01};
+        fake_init(&F, 3);
+        F.step_us = 7000;
+        fake_set_all(F.set, 3, FO_NIL, 0, 0);
+        uint64_t start = F.clock.now, deadline = start + 500000;
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
+        for (int s = 0; s < F.clock.nsleeps && s < FAKE_MAX_SLEEPS; s++)
+            CHECK(F.clock.sleep_at[s] + F.clock.sleep_us[s] <= deadline);
+        uint64_t attempt_cost = 0;
+        for (int c = 0; c < F.ncalls; c++) {
+            if (F.calls[c].kind == 'S') CHECK(F.calls[c].t_start <= deadline);
+            if (F.calls[c].t_end - F.calls[c].t_start > attempt_cost)
+                attempt_cost = F.calls[c].t_end - F.calls[c].t_start;
+        }
+        CHECK(F.clock.now <= deadline + 2 * attempt_cost); /* the SET and its release */
+        CHECK(F.log[strlen(F.log) - 1] != 'z');
+    }
+    /* success inside the wait returns at once */
+    {
+        rl_opts o = {0, 100, 0, 5000, 0.01};
+        fake_init(&F, 3);
+        fake_set_all(F.set, 3, FO_NIL, 0, 0);
+        F.hook = hook_win_on_third;
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_ACQUIRED);
+        CHECK_EQ(info.attempts, 3);
+        CHECK_EQ(F.clock.nsleeps, 2);
+    }
+    /* wait takes precedence over retry_count */
+    {
+        rl_opts o = {1, 100, 0, 1000, 0.01};
+        fake_init(&F, 3);
+        fake_set_all(F.set, 3, FO_NIL, 0, 0);
+        CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
+        CHECK(fake_count(&F, 'S') > 2);
+    }
+}
+
+static void test_extend(void)
+{
+    rl_lock_info info;
+    rl_call call;
+    const char *tok = "0123456789abcdef0123456789abcdef01234567";
+
+    fake_init(&F, 5);
+    F.step_us = 2000;
+    memset(&info, 0, sizeof(info));
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, tok, 20000, 0.01, &info, &call), RL_EXTENDED);
+    REQUIRE(F.ncalls == 1);
+    fake_rec *r = &F.calls[0];
+    CHECK_EQ(r->kind, 'X');
+    CHECK_EQ(r->argc, 6);
+    CHECK_STR(r->argv[0], "EVALSHA");
+    CHECK_STR(r->argv[1], rl_script_extend_sha);
+    CHECK_STR(r->argv[2], "1");
+    CHECK_STR(r->argv[3], "k");
+    CHECK_STR(r->argv[4], tok);
+    CHECK_STR(r->argv[5], "20000");
+    CHECK(r->script == rl_script_extend);
+    CHECK_EQ(info.validity_ms, 20000 - 6 - (200 + 2));
+    CHECK_EQ(info.ok, 3);
+    CHECK_EQ(info.valid_until_us, F.clock.now + (uint64_t)info.validity_ms * 1000u);
+
+    /* token gone on a majority: lost */
+    fake_init(&F, 5);
+    fake_set_all(F.ext, 5, FO_INT, 0, 0);
+    F.ext[0].v = 1;
+    F.ext[1].v = 1;
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, tok, 20000, 0.01, &info, &call), RL_LOST);
+    /* too many nodes failing: no quorum (the failures are heard first) */
+    fake_init(&F, 5);
+    fake_set_all(F.ext, 5, FO_FAIL, 0, RL_E_TIMEOUT);
+    F.ext[4].kind = FO_INT;
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, tok, 20000, 0.01, &info, &call), RL_NO_QUORUM);
+    /* confirmed, but the extension took longer than its TTL: lost */
+    fake_init(&F, 3);
+    F.step_us = 80000;
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, tok, 100, 0.01, &info, &call), RL_LOST);
+    /* n - quorum failures and the rest confirming */
+    fake_init(&F, 5);
+    F.ext[0].kind = FO_FAIL, F.ext[0].err = RL_E_TIMEOUT;
+    F.ext[1].kind = FO_FAIL, F.ext[1].err = RL_E_IO;
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, tok, 1000, 0.01, &info, &call), RL_EXTENDED);
+    /* bad arguments */
+    fake_init(&F, 3);
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, tok, 0, 0.01, &info, &call), RL_ERROR);
+    CHECK_EQ(F.ncalls, 0);
+}
+
+static void test_release(void)
+{
+    rl_call call;
+    const char *tok = "ffffffffffffffffffffffffffffffffffffffff";
+
+    fake_init(&F, 3);
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_RELEASED);
+    REQUIRE(F.ncalls == 1);
+    CHECK_EQ(F.calls[0].kind, 'R');
+    CHECK_EQ(F.calls[0].argc, 5);
+    CHECK_STR(F.calls[0].argv[3], "key");
+    CHECK_STR(F.calls[0].argv[4], tok);
+    CHECK(F.calls[0].script == rl_script_release);
+
+    /* token no longer ours on a majority */
+    fake_init(&F, 3);
+    fake_set_all(F.rel, 3, FO_INT, 0, 0);
+    F.rel[0].v = 1;
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_LOST);
+    CHECK_EQ(call.ok, 1);
+    /* majority failing */
+    fake_init(&F, 3);
+    fake_set_all(F.rel, 3, FO_FAIL, 0, RL_E_TIMEOUT);
+    F.rel[1].kind = FO_INT;
+    F.rel[1].v = 1;
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_NO_QUORUM);
+    CHECK_EQ(call.failed, 2);
+    /* error replies (e.g. script error) are failures */
+    fake_init(&F, 3);
+    fake_set_all(F.rel, 3, FO_ERR, 0, 0);
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_NO_QUORUM);
+    /* one node released, one lost, one failed: lost */
+    fake_init(&F, 3);
+    F.rel[1].v = 0;
+    F.rel[2].kind = FO_FAIL, F.rel[2].err = RL_E_TIMEOUT;
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_LOST);
+    /* without a call struct */
+    fake_init(&F, 1);
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, NULL), RL_RELEASED);
+}
+
+static void test_is_locked(void)
+{
+    rl_call call;
+    fake_init(&F, 5);
+    fake_set_all(F.ex, 5, FO_INT, 1, 0);
+    F.ex[0].v = 0;
+    F.ex[1].v = 0;
+    CHECK_OUT(rl_is_locked(&F.ctx, "key", 3, &call), RL_YES);
+    REQUIRE(F.ncalls == 1);
+    CHECK_EQ(F.calls[0].kind, 'E');
+    CHECK_EQ(F.calls[0].argc, 2);
+    CHECK_STR(F.calls[0].argv[1], "key");
+
+    fake_init(&F, 5);
+    F.ex[0].v = 1;
+    F.ex[1].v = 1;
+    CHECK_OUT(rl_is_locked(&F.ctx, "key", 3, &call), RL_NO);
+
+    /* 3 of 5 failed: cannot tell */
+    fake_init(&F, 5);
+    fake_set_all(F.ex, 5, FO_FAIL, 0, RL_E_TIMEOUT);
+    F.ex[1].kind = FO_INT;
+    F.ex[3].kind = FO_INT;
+    CHECK_OUT(rl_is_locked(&F.ctx, "key", 3, &call), RL_NO_QUORUM);
+    /* n=3: one says no, two fail: no quorum, not "no" */
+    fake_init(&F, 3);
+    F.ex[1].kind = FO_FAIL, F.ex[1].err = RL_E_REFUSED;
+    F.ex[2].kind = FO_FAIL, F.ex[2].err = RL_E_DOWN;
+    CHECK_OUT(rl_is_locked(&F.ctx, "key", 3, &call), RL_NO_QUORUM);
+    /* n=3: one yes, one no, one failed: answered a quorum, but no majority says yes */
+    fake_init(&F, 3);
+    F.ex[0].v = 1;
+    F.ex[2].kind = FO_FAIL, F.ex[2].err = RL_E_TIMEOUT;
+    CHECK_OUT(rl_is_locked(&F.ctx, "key", 3, &call), RL_NO);
+}
+
+static void test_bad_args_and_oom(void)
+{
+    rl_lock_info info;
+    rl_call call;
+    fake_init(&F, 3);
+    F.ctx.n = 0;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, &call), RL_ERROR);
+    CHECK_OUT(rl_release(&F.ctx, "k", 1, "t", &call), RL_ERROR);
+    CHECK_OUT(rl_is_locked(&F.ctx, "k", 1, &call), RL_ERROR);
+    F.ctx.n = RL_MAX_NODES + 1;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, &call), RL_ERROR);
+    F.ctx.n = 3;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 0, &opts0, &info, &call), RL_ERROR);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, -5, &opts0, &info, &call), RL_ERROR);
+    CHECK_EQ(F.ncalls, 0);
+    F.fail_fanout = 1;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, &call), RL_ERROR);
+    CHECK_OUT(rl_release(&F.ctx, "k", 1, "t", &call), RL_ERROR);
+    CHECK_OUT(rl_extend(&F.ctx, "k", 1, "t", 100, 0.01, &info, &call), RL_ERROR);
+    CHECK_OUT(rl_is_locked(&F.ctx, "k", 1, &call), RL_ERROR);
+    /* the random source failing: no token, no lock, nothing sent */
+    fake_init(&F, 3);
+    F.rnd.fail = 1;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, &call), RL_ERROR);
+    CHECK_EQ(F.ncalls, 0);
+    /* RL_MAX_NODES nodes work */
+    fake_init(&F, RL_MAX_NODES);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(info.ok, rl_quorum(RL_MAX_NODES));
+}
+
+static void test_tokens(void)
+{
+    char a[RL_TOKEN_LEN + 1], b[RL_TOKEN_LEN + 1];
+    CHECK_EQ(rl_make_token(&rl_random_system, a), 0);
+    CHECK_EQ(rl_make_token(&rl_random_system, b), 0);
+    CHECK(is_lower_hex_token(a));
+    CHECK(is_lower_hex_token(b));
+    CHECK(strcmp(a, b) != 0);
+    /* many tokens from the buffered pool, across refills: all distinct */
+    enum { NT = 100 };
+    static char many[NT][RL_TOKEN_LEN + 1];
+    for (int i = 0; i < NT; i++) CHECK_EQ(rl_make_token(&rl_random_system, many[i]), 0);
+    int dup = 0;
+    for (int i = 0; i < NT; i++)
+        for (int j = i + 1; j < NT; j++) dup += strcmp(many[i], many[j]) == 0;
+    CHECK_EQ(dup, 0);
+
+    /* from a fake source: the hex of its bytes, in order */
+    fake_random fr;
+    memset(&fr, 0, sizeof(fr));
+    for (int i = 0; i < RL_TOKEN_BYTES; i++) fr.bytes[i] = (unsigned char)(i * 13 + 0x0f);
+    fr.bytes[0] = 0x00;
+    fr.bytes[1] = 0xff;
+    fr.bytes[2] = 0xa5;
+    fr.len = RL_TOKEN_BYTES;
+    rl_random rr = {fake_fill, &fr};
+    CHECK_EQ(rl_make_token(&rr, a), 0);
+    char want[RL_TOKEN_LEN + 1];
+    for (int i = 0; i < RL_TOKEN_BYTES; i++) snprintf(want + 2 * i, 3, "%02x", fr.bytes[i]);
+    CHECK_STR(a, want);
+    CHECK(strncmp(a, "00ffa5", 6) == 0);
+    CHECK_EQ(fr.total, RL_TOKEN_BYTES);
+    /* a failing source is reported */
+    fr.fail = 1;
+    CHECK_EQ(rl_make_token(&rr, a), -1);
+
+    /* the acquire token is the fake source's bytes */
+    rl_lock_info info;
+    fake_init(&F, 3);
+    memcpy(F.rnd.bytes, fr.bytes, RL_TOKEN_BYTES);
+    F.rnd.len = RL_TOKEN_BYTES;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, NULL), RL_ACQUIRED);
+    CHECK_STR(info.token, want);
+    CHECK_STR(F.calls[0].argv[2], want);
+}
+
+/* ======================================================================
+ * URI parsing
+ * ====================================================================== */
+typedef struct uri_ok {
+    const char *uri;
+    const char *host, *socket, *user, *password;
+    int port, db, tls;
+} uri_ok;
+
+static int str_eq_null(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+static void test_uri_accepted(void)
+{
+    static const uri_ok cases[] = {
+        {"redis://localhost", "localhost", NULL, NULL, NULL, 6379, 0, 0},
+        {"redis://127.0.0.1:7000", "127.0.0.1", NULL, NULL, NULL, 7000, 0, 0},
+        {"redis://127.0.0.1:7000/3", "127.0.0.1", NULL, NULL, NULL, 7000, 3, 0},
+        {"redis://h/", "h", NULL, NULL, NULL, 6379, 0, 0},
+        {"redis://h/1000000", "h", NULL, NULL, NULL, 6379, 1000000, 0},
+        {"rediss://secure.example:6380", "secure.example", NULL, NULL, NULL, 6380, 0, 1},
+        {"rediss://h", "h", NULL, NULL, NULL, 6379, 0, 1},
+        {"unix:///var/run/redis.sock", NULL, "/var/run/redis.sock", NULL, NULL, 0, 0, 0},
+        {"unix:///x", NULL, "/x", NULL, NULL, 0, 0, 0},
+        {"host:1234", "host", NULL, NULL, NULL, 1234, 0, 0},
+        {"10.0.0.1", "10.0.0.1", NULL, NULL, NULL, 6379, 0, 0},
+        {"my-host_1.local", "my-host_1.local", NULL, NULL, NULL, 6379, 0, 0},
+        {"h:1", "h", NULL, NULL, NULL, 1, 0, 0},
+        {"h:65535", "h", NULL, NULL, NULL, 65535, 0, 0},
+        {"[::1]:6380", "::1", NULL, NULL, NULL, 6380, 0, 0},
+        {"[::1]", "::1", NULL, NULL, NULL, 6379, 0, 0},
+        {"redis://[fe80::1:2]:7001/2", "fe80::1:2", NULL, NULL, NULL, 7001, 2, 0},
+        {"redis://user:pass@h:1/5", "h", NULL, "user", "pass", 1, 5, 0},
+        {"redis://:pass@h", "h", NULL, NULL, "pass", 6379, 0, 0},
+        {"redis://:p%40ss%3Aw%2F0rd@h", "h", NULL, NULL, "p@ss:w/0rd", 6379, 0, 0},
+        {"redis://us%65r%20x:pa%25ss@h", "h", NULL, "user x", "pa%ss", 6379, 0, 0},
+        {"redis://u:a@b@h:2", "h", NULL, "u", "a@b", 2, 0, 0},
+        {"redis://u:p:q@h", "h", NULL, "u", "p:q", 6379, 0, 0},
+        {"rediss://default:s3cret@[::1]:6390/1", "::1", NULL, "default", "s3cret", 6390, 1, 1},
+        {"redis://:@h", "h", NULL, NULL, NULL, 6379, 0, 0}, /* empty password = none */
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        const uri_ok *c = &cases[k];
+        rl_node_conf conf;
+        char err[128] = "";
+        memset(&conf, 0, sizeof(conf));
+        conf.connect_timeout_ms = 123;
+        conf.timeout_ms = 456;
+        int rc = rl_uri_parse(c->uri, strlen(c->uri), &conf, err, sizeof(err));
+        if (rc != 0) {
+            check_failf(__FILE__, __LINE__, "%s rejected: %s", c->uri, err);
+            continue;
+        }
+        if (!str_eq_null(conf.host, c->host) || !str_eq_null(conf.socket, c->socket) ||
+            !str_eq_null(conf.user, c->user) || !str_eq_null(conf.password, c->password) ||
+            conf.port != c->port || conf.database != c->db || conf.tls != c->tls)
+            check_failf(__FILE__, __LINE__, "%s: host=%s socket=%s user=%s pass=%s port=%d db=%d tls=%d", c->uri,
+                        conf.host ? conf.host : "-", conf.socket ? conf.socket : "-",
+                        conf.user ? conf.user : "-", conf.password ? conf.password : "-", conf.port,
+                        conf.database, conf.tls);
+        CHECK_EQ(conf.connect_timeout_ms, 123); /* timeouts left untouched */
+        CHECK_EQ(conf.timeout_ms, 456);
+        rl_node_conf_free(&conf);
+        CHECK(conf.host == NULL && conf.password == NULL);
+    }
+    /* length, not NUL: a longer buffer is cut where the caller says */
+    rl_node_conf conf;
+    memset(&conf, 0, sizeof(conf));
+    CHECK_EQ(rl_uri_parse("h:99XYZ", 4, &conf, NULL, 0), 0);
+    CHECK_STR(conf.host, "h");
+    CHECK_EQ(conf.port, 99);
+    rl_node_conf_free(&conf);
+}
+
+static void test_uri_rejected(void)
+{
+    static const struct {
+        const char *uri;
+        size_t len; /* 0: strlen */
+    } bad[] = {
+        {"", 0},
+        {"h\0st:1", 6},
+        {"redis://h:0", 0},
+        {"redis://h:65536", 0},
+        {"redis://h:abc", 0},
+        {"redis://h:", 0},
+        {"h:0", 0},
+        {"h:65536", 0},
+        {"h:-1", 0},
+        {"h:99999999999", 0},
+        {"http://h:1", 0},
+        {"tcp://h", 0},
+        {"redis+tls://h", 0},
+        {"redis://h?db=1", 0},
+        {"redis://h#x", 0},
+        {"redis://user@h", 0},
+        {"redis://:p%4@h", 0},
+        {"redis://:p%zz@h", 0},
+        {"redis://:p%@h", 0},
+        {"redis://:p%00@h", 0},
+        {"redis://us%0@h", 0},
+        {"redis://u%00:p@h", 0},
+        {"redis://", 0},
+        {"redis://:pw@", 0},
+        {"redis://h/abc", 0},
+        {"redis://h/1000001", 0},
+        {"redis://h/-1", 0},
+        {"unix://", 0},
+        {"unix://relative.sock", 0},
+        {"[::1", 0},
+        {"[::1]x", 0},
+        {"[zz::1]:1", 0},
+        {"[]:1", 0},
+        {"h st", 0},
+        {"h/1", 0},
+        {":6379", 0},
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        rl_node_conf conf;
+        char err[128];
+        memset(&conf, 0, sizeof(conf));
+        memset(err, 0, sizeof(err));
+        size_t len = bad[k].len ? bad[k].len : strlen(bad[k].uri);
+        if (rl_uri_parse(bad[k].uri, len, &conf, err, sizeof(err)) == 0) {
+            check_failf(__FILE__, __LINE__, "accepted: \"%s\"", bad[k].uri);
+            rl_node_conf_free(&conf);
+            continue;
+        }
+        CHECK(err[0] != '\0');
+        CHECK(conf.host == NULL && conf.socket == NULL && conf.user == NULL && conf.password == NULL);
+    }
+    /* a socket path too long for sun_path */
+    char longp[200] = "unix:///";
+    memset(longp + 8, 'a', 150);
+    longp[158] = '\0';
+    rl_node_conf conf;
+    memset(&conf, 0, sizeof(conf));
+    CHECK_EQ(rl_uri_parse(longp, strlen(longp), &conf, NULL, 0), -1);
+    /* a host too long */
+    char longh[400];
+    memset(longh, 'h', 300);
+    longh[300] = '\0';
+    CHECK_EQ(rl_uri_parse(longh, strlen(longh), &conf, NULL, 0), -1);
+    /* tiny error buffer: truncated, terminated */
+    char e4[4] = "zzz";
+    CHECK_EQ(rl_uri_parse("", 0, &conf, e4, sizeof(e4)), -1);
+    CHECK(strlen(e4) <= 3);
+}
+
+/* No error message ever contains the password (raw or decoded), and none
+ * contains the user's secret-ish parts either. */
+static void test_uri_error_never_has_password(void)
+{
+    static const char *bad[] = {
+        "redis://:Sup3rSecret@h:0",
+        "redis://:Sup3rSecret@h:65536",
+        "redis://:Sup3rSecret@h:port",
+        "redis://:Sup3rSecret@",
+        "redis://:Sup3rSecret@h/notadb",
+        "redis://:Sup3rSecret@h?x=1",
+        "redis://:Sup3rSecret%zz@h",
+        "redis://:Sup3rSecret%00@h",
+        "redis://usr:Sup3rSecret@[zz]:1",
+        "redis://usr:Sup3rSecret@h st",
+        "redis://%zz:Sup3rSecret@h",
+        "redis://usr:Sup3rSecret@[::1",
+        "redis://usr:Sup3rSecret@h:1/1000001",
+        "redis://Sup3rSecret@h", /* a password mistaken for a user */
+        "rediss://usr:Sup3rSecret@[::1]junk",
+        "redis://usr:Sup%33rSecret@h:0",
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        rl_node_conf conf;
+        char err[512];
+        memset(&conf, 0, sizeof(conf));
+        memset(err, 0, sizeof(err));
+        int rc = rl_uri_parse(bad[k], strlen(bad[k]), &conf, err, sizeof(err));
+        CHECK_EQ(rc, -1);
+        if (rc == 0) rl_node_conf_free(&conf);
+        if (strstr(err, "Sup3rSecret") || strstr(err, "Sup3") || strstr(err, "Secret"))
+            check_failf(__FILE__, __LINE__, "error for %s leaks the password: %s", bad[k], err);
+    }
+}
+
+static void test_node_conf_name(void)
+{
+    char buf[64];
+    rl_node_conf c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(rl_uri_parse("[::1]:6380", 10, &c, NULL, 0), 0);
+    CHECK_EQ(rl_node_conf_name(&c, buf, sizeof(buf)), strlen("[::1]:6380"));
+    CHECK_STR(buf, "[::1]:6380");
+    rl_node_conf_free(&c);
+    CHECK_EQ(rl_uri_parse("redis://:pw@h:7", strlen("redis://:pw@h:7"), &c, NULL, 0), 0);
+    rl_node_conf_name(&c, buf, sizeof(buf));
+    CHECK_STR(buf, "h:7"); /* never the password */
+    /* truncated into a small buffer */
+    CHECK_EQ(rl_node_conf_name(&c, buf, 3), 2);
+    CHECK_STR(buf, "h:");
+    rl_node_conf_free(&c);
+    CHECK_EQ(rl_uri_parse("unix:///tmp/r.sock", 18, &c, NULL, 0), 0);
+    rl_node_conf_name(&c, buf, sizeof(buf));
+    CHECK_STR(buf, "unix:/tmp/r.sock");
+    rl_node_conf_free(&c);
+}
+
+/* ======================================================================
+ * RESP, histograms, validity
+ * ====================================================================== */
+static void test_resp_format(void)
+{
+    char buf[256];
+    const char *argv[4] = {"SET", "k", "", "a\r\n\0b"};
+    size_t lens[4] = {3, 1, 0, 5};
+    const char want[] = "*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n$5\r\na\r\n\0b\r\n";
+    size_t wl = sizeof(want) - 1;
+    memset(buf, '#', sizeof(buf));
+    size_t need = rl_resp_format(buf, sizeof(buf), 4, argv, lens);
+    CHECK_EQ(need, wl);
+    CHECK(memcmp(buf, want, wl) == 0);
+    CHECK_EQ(buf[wl], '#'); /* nothing past the end */
+
+    /* exactly the size needed fits */
+    memset(buf, '#', sizeof(buf));
+    CHECK_EQ(rl_resp_format(buf, wl, 4, argv, lens), wl);
+    CHECK(memcmp(buf, want, wl) == 0);
+    CHECK_EQ(buf[wl], '#');
+
+    /* one byte short: the size is returned and nothing is written */
+    for (size_t cap = 0; cap < wl; cap++) {
+        memset(buf, '#', sizeof(buf));
+        CHECK_EQ(rl_resp_format(buf, cap, 4, argv, lens), wl);
+        int touched = 0;
+        for (size_t i = 0; i < sizeof(buf); i++) touched |= buf[i] != '#';
+        CHECK(!touched);
+    }
+    /* NULL buffer with zero capacity: a pure size query */
+    CHECK_EQ(rl_resp_format(NULL, 0, 4, argv, lens), wl);
+
+    /* no arguments */
+    CHECK_EQ(rl_resp_format(buf, sizeof(buf), 0, argv, lens), 4);
+    CHECK(memcmp(buf, "*0\r\n", 4) == 0);
+
+    /* multi-digit lengths and counts */
+    static char big[12345];
+    memset(big, 'x', sizeof(big));
+    const char *av[10];
+    size_t al[10];
+    for (int i = 0; i < 10; i++) {
+        av[i] = big;
+        al[i] = i == 9 ? sizeof(big) : (size_t)i;
+    }
+    size_t n2 = rl_resp_format(NULL, 0, 10, av, al);
+    char *out = malloc(n2);
+    REQUIRE(out);
+    CHECK_EQ(rl_resp_format(out, n2, 10, av, al), n2);
+    CHECK(memcmp(out, "*10\r\n$0\r\n\r\n$1\r\nx\r\n", 18) == 0);
+    CHECK(memcmp(out + n2 - 12345 - 2 - 8, "$12345\r\nx", 9) == 0);
+    CHECK(memcmp(out + n2 - 2, "\r\n", 2) == 0);
+    free(out);
+}
+
+static void test_latency_histogram(void)
+{
+    rl_latency l;
+    memset(&l, 0, sizeof(l));
+    CHECK_EQ(rl_latency_percentile(&l, 0.5), 0);
+    CHECK_EQ(rl_latency_percentile(&l, 1.0), 0);
+
+    /* a spread of values; percentiles are monotonic in p, never above the max,
+     * and within a quarter-octave of the true order statistic */
+    static uint64_t vals[2000];
+    uint64_t x = 88172645463325252ull, mx = 0;
+    for (int i = 0; i < 2000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        vals[i] = i < 1000 ? x % 1000 : x % 5000000;
+        if (vals[i] > mx) mx = vals[i];
+        rl_latency_add(&l, vals[i]);
+    }
+    CHECK_EQ(l.count, 2000);
+    CHECK_EQ(l.max_us, mx);
+    uint64_t prev = 0;
+    for (int k = 0; k <= 1000; k++) {
+        double p = k / 1000.0;
+        uint64_t v = rl_latency_percentile(&l, p);
+        CHECK(v >= prev);
+        CHECK(v <= mx);
+        prev = v;
+    }
+    /* sorted copy for the true order statistic */
+    static uint64_t sorted[2000];
+    memcpy(sorted, vals, sizeof(vals));
+    for (int i = 1; i < 2000; i++) {
+        uint64_t v = sorted[i];
+        int j = i - 1;
+        while (j >= 0 && sorted[j] > v) {
+            sorted[j + 1] = sorted[j];
+            j--;
+        }
+        sorted[j + 1] = v;
+    }
+    static const double ps[] = {0.5, 0.9, 0.99, 0.999};
+    for (size_t k = 0; k < 4; k++) {
+        uint64_t want = sorted[(size_t)(ps[k] * 2000) - 1];
+        uint64_t got = rl_latency_percentile(&l, ps[k]);
+        CHECK(got * 4 >= want * 3 && got * 3 <= want * 4 + 12);
+    }
+    /* the maximum is exact: p100 is the largest value seen */
+    CHECK_EQ(rl_latency_percentile(&l, 1.0), mx);
+
+    /* single values: small ones are exact, and p100 of one sample is that sample */
+    static const uint64_t singles[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 100, 1000, 12345, 999999,
+                                       (uint64_t)1 << 40};
+    for (size_t k = 0; k < sizeof(singles) / sizeof(singles[0]); k++) {
+        rl_latency s;
+        memset(&s, 0, sizeof(s));
+        rl_latency_add(&s, singles[k]);
+        CHECK_EQ(s.max_us, singles[k]);
+        uint64_t p100 = rl_latency_percentile(&s, 1.0);
+        if (p100 != singles[k])
+            check_failf(__FILE__, __LINE__, "one sample %llu: p100 = %llu", (unsigned long long)singles[k],
+                        (unsigned long long)p100);
+        if (singles[k] < 8) CHECK_EQ(rl_latency_percentile(&s, 0.5), singles[k]);
+    }
+    /* merge = adding everything to one histogram */
+    rl_latency a, b, both;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    memset(&both, 0, sizeof(both));
+    for (int i = 0; i < 2000; i++) {
+        rl_latency_add(i % 3 ? &a : &b, vals[i]);
+        rl_latency_add(&both, vals[i]);
+    }
+    rl_latency_merge(&a, &b);
+    CHECK(memcmp(&a, &both, sizeof(a)) == 0);
+}
+
+static void test_validity_and_remaining(void)
+{
+    CHECK_EQ(rl_validity_ms(10000, 0, 0.01), 10000 - 0 - 102);
+    CHECK_EQ(rl_validity_ms(10000, 1, 0.01), 10000 - 1 - 102);    /* 1 us rounds up to 1 ms */
+    CHECK_EQ(rl_validity_ms(10000, 1000, 0.01), 10000 - 1 - 102);
+    CHECK_EQ(rl_validity_ms(10000, 1001, 0.01), 10000 - 2 - 102);
+    CHECK_EQ(rl_validity_ms(1000, 0, 0.0), 998);
+    CHECK_EQ(rl_validity_ms(100, 200000, 0.01), 100 - 200 - 3);    /* negative, no wrap */
+    CHECK(rl_validity_ms(1, 0, 0.01) <= 0);
+    CHECK_EQ(rl_validity_ms(2147483647, 0, 0.0), 2147483645);
+    CHECK_EQ(rl_validity_ms(30000, 5500, 0.1), 30000 - 6 - 3002);
+
+    rl_lock_info info;
+    memset(&info, 0, sizeof(info));
+    info.valid_until_us = 5000000;
+    CHECK_EQ(rl_remaining_ms(&info, 0), 5000);
+    CHECK_EQ(rl_remaining_ms(&info, 4000001), 999); /* rounds down: never claims time it lacks */
+    CHECK_EQ(rl_remaining_ms(&info, 4999999), 0);
+    CHECK_EQ(rl_remaining_ms(&info, 5000000), 0);
+    CHECK_EQ(rl_remaining_ms(&info, UINT64_MAX), 0);
+}
+
+static void test_err_names(void)
+{
+    for (int e = RL_OK; e <= RL_E_NOMEM; e++) {
+        const char *s = rl_err_name(e);
+        CHECK(s && *s && strcmp(s, "unknown error") != 0);
+    }
+    CHECK_STR(rl_err_name(9999), "unknown error");
+    CHECK_STR(rl_err_name(-1), "unknown error");
+}
+
+static void test_scripts_sha(void)
+{
+    /* the SHA1s are those of the scripts (redis would answer NOSCRIPT otherwise);
+     * verified against real redis in the net tests: here only the shape */
+    CHECK_EQ(strlen(rl_script_release_sha), 40);
+    CHECK_EQ(strlen(rl_script_extend_sha), 40);
+    CHECK(strstr(rl_script_release, "ARGV[1]") && strstr(rl_script_release, "del"));
+    CHECK(strstr(rl_script_extend, "pexpire"));
+}
+
+static void test_fork_generation(void)
+{
+    uint64_t g = rl_fork_generation();
+    CHECK_EQ(rl_fork_generation(), g);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) _exit(rl_fork_generation() != g ? 0 : 1);
+    int st = 0;
+    CHECK_EQ(waitpid(pid, &st, 0), pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(rl_fork_generation(), g);
+}
+
+/* ======================================================================
+ * the socket fan-out against real redis-server processes
+ *
+ * NNODES servers on free 127.0.0.1 ports (and a unix socket each), started
+ * here with PR_SET_PDEATHSIG so they never outlive the test binary, and
+ * stopped by pid at the end. Every wait is bounded.
+ * ====================================================================== */
+#define NNODES 5
+#define NET_TIMEOUT_MS 1000
+
+typedef struct tnode {
+    pid_t pid;
+    int port;
+    int paused;
+    char pw[64]; /* requirepass currently set on it, for the admin connection */
+} tnode;
+
+static tnode g_node[NNODES];
+static int g_nodes_state; /* 0 not started, 1 up, -1 failed to start */
+static char g_dir[64];
+
+static uint64_t mono_us(void) { return rl_clock_monotonic.now_us(NULL); }
+
+static void msleep(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
+static void on_fatal_signal(int sig)
+{
+    /* async-signal-safe: only kill(2) by the pids we started */
+    for (int i = 0; i < NNODES; i++)
+        if (g_node[i].pid > 0) kill(g_node[i].pid, SIGKILL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void net_setup_signals(void)
+{
+    signal(SIGINT, on_fatal_signal);
+    signal(SIGTERM, on_fatal_signal);
+    signal(SIGHUP, on_fatal_signal);
+    signal(SIGALRM, on_fatal_signal);
+    /* a hung test must not hang CI: the whole binary gets 240 s */
+    alarm(240);
+}
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    socklen_t al = sizeof(a);
+    if (fd < 0) return -1;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static void node_sock_path(int i, char *buf, size_t len) { snprintf(buf, len, "%s/node%d.sock", g_dir, i); }
+
+static pid_t spawn_redis(int i, int port)
+{
+    char portbuf[16], sock[128], logf[128], dbf[32];
+    pid_t parent = getpid();
+    snprintf(portbuf, sizeof(portbuf), "%d", port);
+    node_sock_path(i, sock, sizeof(sock));
+    snprintf(logf, sizeof(logf), "%s/node%d.log", g_dir, i);
+    snprintf(dbf, sizeof(dbf), "node%d.rdb", i);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(126);
+    int fd = open(logf, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0) dup2(nul, 0);
+    execlp("redis-server", "redis-server", "--port", portbuf, "--bind", "127.0.0.1", "--save", "",
+           "--appendonly", "no", "--dir", g_dir, "--dbfilename", dbf, "--unixsocket", sock,
+           "--unixsocketperm", "700", "--daemonize", "no", "--protected-mode", "no", (char *)NULL);
+    _exit(127);
+}
+
+static redisContext *admin_connect(int i)
+{
+    struct timeval tv = {1, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", g_node[i].port, tv);
+    if (!c || c->err) {
+        if (c) redisFree(c);
+        return NULL;
+    }
+    redisSetTimeout(c, tv);
+    if (g_node[i].pw[0]) {
+        redisReply *r = redisCommand(c, "AUTH %s", g_node[i].pw);
+        if (r) freeReplyObject(r);
+    }
+    return c;
+}
+
+/* Run one admin command on node i in database db; returns the reply (free it) or NULL. */
+static redisReply *admin(int i, int db, const char *fmt, ...)
+{
+    redisContext *c = admin_connect(i);
+    if (!c) return NULL;
+    if (db) {
+        redisReply *s = redisCommand(c, "SELECT %d", db);
+        if (s) freeReplyObject(s);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(c, fmt, ap);
+    va_end(ap);
+    redisFree(c);
+    return r;
+}
+
+/* integer reply, or -1000 (no reply / not an integer) */
+static long long admin_int(int i, int db, const char *fmt, ...)
+{
+    redisContext *c = admin_connect(i);
+    long long v = -1000;
+    if (!c) return v;
+    if (db) {
+        redisReply *s = redisCommand(c, "SELECT %d", db);
+        if (s) freeReplyObject(s);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(c, fmt, ap);
+    va_end(ap);
+    if (r && r->type == REDIS_REPLY_INTEGER) v = r->integer;
+    if (r) freeReplyObject(r);
+    redisFree(c);
+    return v;
+}
+
+static int admin_ok(int i, const char *fmt, const char *arg)
+{
+    redisReply *r = admin(i, 0, fmt, arg);
+    int ok = r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0;
+    if (r) freeReplyObject(r);
+    return ok;
+}
+
+/* PONG from our own process on node i's port, within ms */
+static int node_wait_up(int i, int ms)
+{
+    uint64_t end = mono_us() + (uint64_t)ms * 1000u;
+    while (mono_us() < end) {
+        int st;
+        if (waitpid(g_node[i].pid, &st, WNOHANG) == g_node[i].pid) {
+            g_node[i].pid = 0;
+            return -1;
+        }
+        redisReply *r = admin(i, 0, "INFO server");
+        if (r && r->type == REDIS_REPLY_STRING) {
+            const char *p = strstr(r->str, "process_id:");
+            int same = p && atol(p + 11) == (long)g_node[i].pid;
+            freeReplyObject(r);
+            if (same) return 0;
+        } else if (r) {
+            freeReplyObject(r);
+        }
+        msleep(20);
+    }
+    return -1;
+}
+
+/* Start node i on port (or on a free port when 0, trying a few). */
+static int node_start(int i, int port)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        int p = port ? port : free_port();
+        if (p <= 0) continue;
+        g_node[i].port = p;
+        g_node[i].paused = 0;
+        g_node[i].pw[0] = '\0';
+        g_node[i].pid = spawn_redis(i, p);
+        if (g_node[i].pid < 0) {
+            g_node[i].pid = 0;
+            return -1;
+        }
+        if (node_wait_up(i, 5000) == 0) return 0;
+        if (g_node[i].pid > 0) {
+            kill(g_node[i].pid, SIGKILL);
+            waitpid(g_node[i].pid, NULL, 0);
+            g_node[i].pid = 0;
+        }
+        if (port) msleep(100); /* same port: maybe not free yet */
+    }
+    return -1;
+}
+
+/* Stop node i by its pid: SIGTERM, bounded wait, then SIGKILL. */
+static void node_stop(int i, int sig)
+{
+    pid_t pid = g_node[i].pid;
+    if (pid <= 0) return;
+    if (g_node[i].paused) kill(pid, SIGCONT);
+    g_node[i].paused = 0;
+    kill(pid, sig);
+    for (int k = 0; k < 300; k++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            g_node[i].pid = 0;
+            return;
+        }
+        msleep(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    g_node[i].pid = 0;
+}
+
+static void node_pause(int i)
+{
+    if (g_node[i].pid > 0 && kill(g_node[i].pid, SIGSTOP) == 0) g_node[i].paused = 1;
+}
+
+static void node_resume(int i)
+{
+    if (g_node[i].pid > 0) kill(g_node[i].pid, SIGCONT);
+    g_node[i].paused = 0;
+}
+
+static void nodes_stop_all(void)
+{
+    for (int i = 0; i < NNODES; i++) node_stop(i, SIGTERM);
+    if (g_dir[0]) {
+        char path[160];
+        for (int i = 0; i < NNODES; i++) {
+            snprintf(path, sizeof(path), "%s/node%d.log", g_dir, i);
+            unlink(path);
+            snprintf(path, sizeof(path), "%s/node%d.sock", g_dir, i);
+            unlink(path);
+            snprintf(path, sizeof(path), "%s/node%d.rdb", g_dir, i);
+            unlink(path);
+        }
+        rmdir(g_dir);
+        g_dir[0] = '\0';
+    }
+    g_nodes_state = 0;
+}
+
+static int nodes_up(void)
+{
+    if (g_nodes_state) return g_nodes_state > 0;
+    snprintf(g_dir, sizeof(g_dir), "/tmp/rl-unit.XXXXXX");
+    if (!mkdtemp(g_dir)) {
+        g_dir[0] = '\0';
+        g_nodes_state = -1;
+        return 0;
+    }
+    atexit(nodes_stop_all);
+    for (int i = 0; i < NNODES; i++) {
+        if (node_start(i, 0) != 0) {
+            printf("    cannot start redis-server node %d (is redis-server installed?)\n", i);
+            g_nodes_state = -1;
+            return 0;
+        }
+    }
+    g_nodes_state = 1;
+    return 1;
+}
+
+/* ---- a fan-out over some nodes ---- */
+typedef struct tnet {
+    rl_conn *conns[RL_MAX_NODES];
+    rl_net net;
+    rl_transport tp;
+    rl_ctx ctx;
+    int n;
+} tnet;
+
+/* fmt gets the node's port, e.g. "redis://:pw@127.0.0.1:%d/3" */
+static int tnet_open_fmt(tnet *t, int first, int n, const char *fmt)
+{
+    memset(t, 0, sizeof(*t));
+    for (int k = 0; k < n; k++) {
+        char uri[256], err[128];
+        rl_node_conf conf;
+        memset(&conf, 0, sizeof(conf));
+        snprintf(uri, sizeof(uri), fmt, g_node[first + k].port);
+        if (rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) != 0) {
+            check_failf(__FILE__, __LINE__, "uri %s: %s", uri, err);
+            return -1;
+        }
+        conf.connect_timeout_ms = NET_TIMEOUT_MS;
+        conf.timeout_ms = NET_TIMEOUT_MS;
+        t->conns[k] = rl_conn_new(&conf);
+        rl_node_conf_free(&conf);
+        if (!t->conns[k]) return -1;
+        t->n = k + 1;
+    }
+    t->net.conns = t->conns;
+    t->net.n = n;
+    t->net.clock = &rl_clock_monotonic;
+    t->tp.fanout = rl_net_fanout;
+    t->tp.ctx = &t->net;
+    t->ctx.tp = &t->tp;
+    t->ctx.clock = &rl_clock_monotonic;
+    t->ctx.rnd = &rl_random_system;
+    t->ctx.n = n;
+    return 0;
+}
+
+static int tnet_open(tnet *t, int n) { return tnet_open_fmt(t, 0, n, "127.0.0.1:%d"); }
+
+static void tnet_close(tnet *t)
+{
+    for (int i = 0; i < t->n; i++) rl_conn_free(t->conns[i]);
+    t->n = 0;
+}
+
+static int reply_is(const rl_result *r, int type, const char *s)
+{
+    if (r->state != RL_ANSWERED || r->reply.type != type) return 0;
+    return !s || (r->reply.len == strlen(s) && strcmp(r->reply.str, s) == 0);
+}
+
+/* ECHO payload to every node, waiting for all: returns how many answered it */
+static int echo_all(tnet *t, const char *payload, rl_result *res)
+{
+    rl_cmd cmd;
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.argc = 2;
+    cmd.argv[0] = "ECHO";
+    cmd.argvlen[0] = 4;
+    cmd.argv[1] = payload;
+    cmd.argvlen[1] = strlen(payload);
+    memset(res, 0x5a, sizeof(*res) * (size_t)t->n);
+    if (rl_net_fanout(&t->net, &cmd, res, t->n, NULL, NULL) != 0) return -1;
+    int good = 0;
+    for (int i = 0; i < t->n; i++) good += reply_is(&res[i], RL_REPLY_STRING, payload);
+    return good;
+}
+
+static void describe(const char *what, const rl_result *res, int n)
+{
+    for (int i = 0; i < n; i++)
+        printf("      %s node %d: state=%d err=%s type=%d str=%s int=%lld reason=%s\n", what, i, res[i].state,
+               rl_err_name(res[i].err), res[i].reply.type, res[i].reply.str, res[i].reply.integer,
+               res[i].reason);
+}
+
+#define NET_REQUIRE_NODES()                                  \
+    do {                                                     \
+        if (!nodes_up()) {                                   \
+            check_failf(__FILE__, __LINE__, "no test nodes"); \
+            return;                                          \
+        }                                                    \
+    } while (0)
+
+/* Every node that answered a lock command answered it with the right kind. */
+static void check_answers(const rl_call *call, int n, int type, long long integer, const char *what)
+{
+    for (int i = 0; i < n; i++) {
+        const rl_result *r = &call->res[i];
+        if (r->state != RL_ANSWERED) continue;
+        int ok = r->reply.type == type &&
+                 (type != RL_REPLY_INTEGER || r->reply.integer == integer) &&
+                 (type != RL_REPLY_STATUS || strcmp(r->reply.str, "OK") == 0);
+        if (!ok)
+            check_failf(__FILE__, __LINE__, "%s: node %d answered type %d \"%s\" %lld", what, i, r->reply.type,
+                        r->reply.str, r->reply.integer);
+    }
+}
+
+static void test_net_basic(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info, info2;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+
+    CHECK_EQ(echo_all(&t, "hello", res), NNODES);
+    CHECK_OUT(rl_acquire(&t.ctx, "basic:k", 7, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK(info.ok >= 3);
+    CHECK(info.validity_ms > 9000 && info.validity_ms <= 10000 - 102);
+    CHECK(is_lower_hex_token(info.token));
+    check_answers(&call, NNODES, RL_REPLY_STATUS, 0, "SET");
+    for (int i = 0; i < NNODES; i++) {
+        if (call.res[i].state != RL_ANSWERED) continue;
+        redisReply *r = admin(i, 0, "GET basic:k");
+        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, info.token) == 0);
+        if (r) freeReplyObject(r);
+        long long pttl = admin_int(i, 0, "PTTL basic:k");
+        CHECK(pttl > 9000 && pttl <= 10000);
+    }
+    /* a second owner conflicts, and undoing its attempt leaves ours alone */
+    CHECK_OUT(rl_acquire(&t.ctx, "basic:k", 7, 10000, &o, &info2, &call), RL_CONFLICT);
+    check_answers(&call, NNODES, RL_REPLY_NIL, 0, "SET conflicting");
+    CHECK(strcmp(info.token, info2.token) != 0);
+    CHECK_OUT(rl_is_locked(&t.ctx, "basic:k", 7, &call), RL_YES);
+    check_answers(&call, NNODES, RL_REPLY_INTEGER, 1, "EXISTS");
+    /* the lock is still ours everywhere (wait for the stragglers to catch up) */
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    for (int i = 0; i < NNODES; i++) {
+        redisReply *r = admin(i, 0, "GET basic:k");
+        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, info.token) == 0);
+        if (r) freeReplyObject(r);
+    }
+    CHECK_OUT(rl_extend(&t.ctx, "basic:k", 7, info.token, 20000, 0.01, &info, &call), RL_EXTENDED);
+    check_answers(&call, NNODES, RL_REPLY_INTEGER, 1, "extend");
+    CHECK(admin_int(0, 0, "PTTL basic:k") > 10000 || call.res[0].state != RL_ANSWERED);
+    CHECK_OUT(rl_extend(&t.ctx, "basic:k", 7, info2.token, 20000, 0.01, &info2, &call), RL_LOST);
+    CHECK_OUT(rl_release(&t.ctx, "basic:k", 7, info2.token, &call), RL_LOST);
+    CHECK_OUT(rl_release(&t.ctx, "basic:k", 7, info.token, &call), RL_RELEASED);
+    check_answers(&call, NNODES, RL_REPLY_INTEGER, 1, "release");
+    CHECK_OUT(rl_release(&t.ctx, "basic:k", 7, info.token, &call), RL_LOST);
+    CHECK_OUT(rl_is_locked(&t.ctx, "basic:k", 7, &call), RL_NO);
+    check_answers(&call, NNODES, RL_REPLY_INTEGER, 0, "EXISTS");
+    CHECK_EQ(echo_all(&t, "sync2", res), NNODES);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_int(i, 0, "EXISTS basic:k"), 0);
+
+    /* the scripts' SHA1s are the ones redis computes */
+    redisReply *r = admin(0, 0, "SCRIPT LOAD %s", rl_script_release);
+    CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_release_sha) == 0);
+    if (r) freeReplyObject(r);
+    r = admin(0, 0, "SCRIPT LOAD %s", rl_script_extend);
+    CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_extend_sha) == 0);
+    if (r) freeReplyObject(r);
+
+    /* stats */
+    for (int i = 0; i < NNODES; i++) {
+        const rl_node_stats *st = rl_conn_stats(t.conns[i]);
+        CHECK(st->ok >= 3);
+        CHECK_EQ(st->connects, 1);
+        CHECK(st->lat.count == st->ok);
+        CHECK(rl_conn_is_open(t.conns[i]));
+        CHECK(rl_conn_check(t.conns[i]));
+    }
+    /* a fan-out over more nodes than the net has is refused */
+    rl_cmd cmd;
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.argc = 1;
+    cmd.argv[0] = "PING";
+    cmd.argvlen[0] = 4;
+    CHECK_EQ(rl_net_fanout(&t.net, &cmd, res, NNODES + 1, NULL, NULL), -1);
+    tnet_close(&t);
+}
+
+/* One node stopped (SIGSTOP): the calls decide on the healthy majority and
+ * return at once; once it is back its late replies are read and dropped,
+ * never taken for the answers of later commands. */
+static void test_net_paused_node(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    const int P = 1;
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    CHECK_EQ(echo_all(&t, "warm", res), NNODES);
+
+    node_pause(P);
+    uint64_t t0 = mono_us();
+    CHECK_OUT(rl_acquire(&t.ctx, "pause:k", 7, 10000, &o, &info, &call), RL_ACQUIRED);
+    uint64_t el = mono_us() - t0;
+    if (el > 300000) check_failf(__FILE__, __LINE__, "acquire with a paused node took %llu us", (unsigned long long)el);
+    CHECK_EQ(call.res[P].state, RL_PENDING);
+    CHECK(info.validity_ms > 9000);
+    t0 = mono_us();
+    CHECK_OUT(rl_is_locked(&t.ctx, "pause:k", 7, &call), RL_YES);
+    CHECK_OUT(rl_is_locked(&t.ctx, "pause:other", 11, &call), RL_NO);
+    CHECK_OUT(rl_extend(&t.ctx, "pause:k", 7, info.token, 10000, 0.01, &info, &call), RL_EXTENDED);
+    CHECK_OUT(rl_release(&t.ctx, "pause:k", 7, info.token, &call), RL_RELEASED);
+    el = mono_us() - t0;
+    if (el > 600000) check_failf(__FILE__, __LINE__, "4 calls with a paused node took %llu us", (unsigned long long)el);
+    CHECK_EQ(call.res[P].state, RL_PENDING);
+
+    /* waiting for everyone: the paused node times out, the rest answer */
+    t0 = mono_us();
+    CHECK_EQ(echo_all(&t, "while-paused", res), NNODES - 1);
+    el = mono_us() - t0;
+    CHECK_EQ(res[P].state, RL_FAILED);
+    CHECK_EQ(res[P].err, RL_E_TIMEOUT);
+    CHECK(el >= (NET_TIMEOUT_MS - 50) * 1000u && el < (NET_TIMEOUT_MS + 500) * 1000u);
+    CHECK(rl_conn_stats(t.conns[P])->timeouts >= 1);
+
+    node_resume(P);
+    msleep(50); /* let the late replies arrive: they sit in the socket now */
+
+    int bad_echo = 0;
+    for (int i = 0; i < 10; i++) {
+        char key[32], payload[32];
+        rl_lock_info li;
+        snprintf(key, sizeof(key), "mix:%d", i);
+        CHECK_OUT(rl_acquire(&t.ctx, key, strlen(key), 10000, &o, &li, &call), RL_ACQUIRED);
+        check_answers(&call, NNODES, RL_REPLY_STATUS, 0, "SET after resume");
+        CHECK_OUT(rl_is_locked(&t.ctx, key, strlen(key), &call), RL_YES);
+        check_answers(&call, NNODES, RL_REPLY_INTEGER, 1, "EXISTS after resume");
+        CHECK_OUT(rl_is_locked(&t.ctx, "mix:none", 8, &call), RL_NO);
+        check_answers(&call, NNODES, RL_REPLY_INTEGER, 0, "EXISTS none after resume");
+        CHECK_OUT(rl_release(&t.ctx, key, strlen(key), li.token, &call), RL_RELEASED);
+        check_answers(&call, NNODES, RL_REPLY_INTEGER, 1, "release after resume");
+        snprintf(payload, sizeof(payload), "echo-%d", i);
+        int good = echo_all(&t, payload, res);
+        if (good != NNODES) {
+            bad_echo++;
+            describe(payload, res, NNODES);
+        }
+    }
+    CHECK_EQ(bad_echo, 0);
+    /* the late SET reached the node, and so did the release queued behind it */
+    CHECK_EQ(admin_int(P, 0, "EXISTS pause:k"), 0);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_int(i, 0, "DBSIZE"), 0);
+    CHECK_EQ(rl_conn_stats(t.conns[P])->connects, 1); /* the same connection all along */
+
+    /* many calls decided without the paused node: its backlog of late
+     * replies grows past what is worth waiting for, and it starts afresh */
+    node_pause(P);
+    for (int i = 0; i < 40; i++) CHECK_OUT(rl_is_locked(&t.ctx, "backlog", 7, &call), RL_NO);
+    node_resume(P);
+    msleep(50);
+    CHECK_EQ(echo_all(&t, "after-backlog", res), NNODES);
+    CHECK_EQ(echo_all(&t, "after-backlog-2", res), NNODES);
+
+    /* drain: read the late replies before closing */
+    node_pause(P);
+    CHECK_OUT(rl_is_locked(&t.ctx, "drain", 5, &call), RL_NO);
+    node_resume(P);
+    t0 = mono_us();
+    rl_net_drain(&t.net, 2000000);
+    CHECK(mono_us() - t0 < 1500000);
+    CHECK_EQ(echo_all(&t, "after-drain", res), NNODES);
+    tnet_close(&t);
+}
+
+/* A node killed and restarted on the same port: the next call reconnects
+ * within the call, transparently. */
+static void test_net_restart_reconnect(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    const int K = 0;
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    CHECK_EQ(echo_all(&t, "before", res), NNODES);
+    CHECK_EQ(rl_conn_stats(t.conns[K])->connects, 1);
+
+    int port = g_node[K].port;
+    node_stop(K, SIGKILL);
+    REQUIRE(node_start(K, port) == 0);
+    CHECK_EQ(g_node[K].port, port);
+
+    CHECK_EQ(echo_all(&t, "after-restart", res), NNODES);
+    if (!reply_is(&res[K], RL_REPLY_STRING, "after-restart")) describe("after-restart", res, NNODES);
+    CHECK_EQ(rl_conn_stats(t.conns[K])->connects, 2);
+    /* and the new connection's scripts work (EVALSHA after its SCRIPT LOAD) */
+    CHECK_OUT(rl_acquire(&t.ctx, "restart:k", 9, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_OUT(rl_release(&t.ctx, "restart:k", 9, info.token, &call), RL_RELEASED);
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    CHECK_EQ(admin_int(K, 0, "EXISTS restart:k"), 0);
+
+    /* restarted while a lock was held: release still confirmed by a quorum */
+    CHECK_OUT(rl_acquire(&t.ctx, "restart:k2", 10, 10000, &o, &info, &call), RL_ACQUIRED);
+    node_stop(K, SIGKILL);
+    REQUIRE(node_start(K, port) == 0);
+    CHECK_OUT(rl_release(&t.ctx, "restart:k2", 10, info.token, &call), RL_RELEASED);
+    tnet_close(&t);
+}
+
+/* A refused node fails with RL_E_REFUSED, then is skipped (RL_E_DOWN) during
+ * its back-off, then used again once it is back and the back-off is over. */
+static void test_net_refused_backoff(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    const int D = 4;
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    CHECK_EQ(echo_all(&t, "before", res), NNODES);
+
+    int port = g_node[D].port;
+    node_stop(D, SIGTERM);
+    CHECK_EQ(echo_all(&t, "down-1", res), NNODES - 1);
+    CHECK_EQ(res[D].state, RL_FAILED);
+    CHECK_EQ(res[D].err, RL_E_REFUSED);
+    CHECK(strlen(res[D].reason) > 0);
+    uint64_t until = rl_conn_down_until_us(t.conns[D]);
+    CHECK(until > mono_us());
+    CHECK_EQ(rl_conn_backoff_ms(t.conns[D]), 100);
+
+    uint64_t t0 = mono_us();
+    CHECK_EQ(echo_all(&t, "down-2", res), NNODES - 1);
+    CHECK_EQ(res[D].err, RL_E_DOWN);
+    CHECK_EQ(res[D].sent, 0);
+    CHECK(mono_us() - t0 < 100000);
+    CHECK_OUT(rl_acquire(&t.ctx, "down:k", 6, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK(call.res[D].state == RL_FAILED && call.res[D].err == RL_E_DOWN);
+    CHECK_OUT(rl_release(&t.ctx, "down:k", 6, info.token, &call), RL_RELEASED);
+    CHECK(rl_conn_stats(t.conns[D])->skipped >= 2);
+
+    REQUIRE(node_start(D, port) == 0);
+    /* wait out the back-off (bounded) */
+    for (int k = 0; k < 300 && mono_us() <= rl_conn_down_until_us(t.conns[D]); k++) msleep(10);
+    CHECK_EQ(echo_all(&t, "back", res), NNODES);
+    CHECK_EQ(rl_conn_backoff_ms(t.conns[D]), 0);
+    CHECK_OUT(rl_is_locked(&t.ctx, "down:k", 6, &call), RL_NO);
+
+    /* a port nobody listens on: refused, down, then refused again with a longer back-off */
+    int dead = free_port();
+    tnet d;
+    char fmt[64];
+    snprintf(fmt, sizeof(fmt), "127.0.0.1:%d", dead);
+    REQUIRE(tnet_open_fmt(&d, 0, 1, fmt) == 0);
+    CHECK_EQ(echo_all(&d, "x", res), 0);
+    CHECK_EQ(res[0].err, RL_E_REFUSED);
+    CHECK_EQ(echo_all(&d, "x", res), 0);
+    CHECK_EQ(res[0].err, RL_E_DOWN);
+    for (int k = 0; k < 300 && mono_us() <= rl_conn_down_until_us(d.conns[0]); k++) msleep(10);
+    CHECK_EQ(echo_all(&d, "x", res), 0);
+    CHECK_EQ(res[0].err, RL_E_REFUSED);
+    CHECK_EQ(rl_conn_backoff_ms(d.conns[0]), 200);
+    CHECK_OUT(rl_is_locked(&d.ctx, "k", 1, &call), RL_NO_QUORUM);
+    tnet_close(&d);
+    tnet_close(&t);
+}
+
+static int contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
+
+/* AUTH with requirepass; a wrong password is RL_E_AUTH and is never echoed. */
+static void net_auth_body(void)
+{
+    const int A = 2;
+    const char *right = "Pw-Right-77", *wrong = "Wrong-Secret-42";
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    REQUIRE(admin_ok(A, "CONFIG SET requirepass %s", right));
+    snprintf(g_node[A].pw, sizeof(g_node[A].pw), "%s", right);
+
+    REQUIRE(tnet_open_fmt(&t, A, 1, "redis://:Wrong-Secret-42@127.0.0.1:%d") == 0);
+    CHECK_EQ(echo_all(&t, "x", res), 0);
+    CHECK_EQ(res[0].state, RL_FAILED);
+    CHECK_EQ(res[0].err, RL_E_AUTH);
+    if (contains(res[0].reason, wrong) || contains(res[0].reason, right) || contains(res[0].reason, "Secret"))
+        check_failf(__FILE__, __LINE__, "reason leaks a password: %s", res[0].reason);
+    const char *le = rl_conn_stats(t.conns[0])->last_error;
+    CHECK(!contains(le, wrong) && !contains(le, right));
+    CHECK(!rl_conn_is_open(t.conns[0]));
+    /* next call inside the back-off: skipped */
+    CHECK_EQ(echo_all(&t, "x", res), 0);
+    CHECK_EQ(res[0].err, RL_E_DOWN);
+    tnet_close(&t);
+
+    /* a user that does not exist */
+    REQUIRE(tnet_open_fmt(&t, A, 1, "redis://nobody:Pw-Right-77@127.0.0.1:%d") == 0);
+    CHECK_EQ(echo_all(&t, "x", res), 0);
+    CHECK_EQ(res[0].err, RL_E_AUTH);
+    CHECK(!contains(res[0].reason, right));
+    tnet_close(&t);
+
+    /* no password at all: refused by the server, not answered */
+    REQUIRE(tnet_open_fmt(&t, A, 1, "127.0.0.1:%d") == 0);
+    CHECK_EQ(echo_all(&t, "x", res), 0);
+    CHECK_EQ(res[0].state, RL_FAILED);
+    tnet_close(&t);
+
+    /* the right one: plain, percent-encoded, and with the default user */
+    static const char *fmts[] = {"redis://:Pw-Right-77@127.0.0.1:%d", "redis://:Pw%%2dRight%%2D77@127.0.0.1:%d",
+                                 "redis://default:Pw-Right-77@127.0.0.1:%d"};
+    for (int k = 0; k < 3; k++) {
+        REQUIRE(tnet_open_fmt(&t, A, 1, fmts[k]) == 0);
+        CHECK_EQ(echo_all(&t, "authed", res), 1);
+        CHECK_OUT(rl_acquire(&t.ctx, "auth:k", 6, 10000, &o, &info, &call), RL_ACQUIRED);
+        CHECK_OUT(rl_release(&t.ctx, "auth:k", 6, info.token, &call), RL_RELEASED);
+        tnet_close(&t);
+    }
+
+    /* three nodes, one of them with a wrong password: the other two decide */
+    tnet m;
+    memset(&m, 0, sizeof(m));
+    REQUIRE(tnet_open_fmt(&m, A, 1, "redis://:nope-nope@127.0.0.1:%d") == 0);
+    tnet rest;
+    REQUIRE(tnet_open_fmt(&rest, 0, 2, "127.0.0.1:%d") == 0);
+    m.conns[1] = rest.conns[0];
+    m.conns[2] = rest.conns[1];
+    m.n = 3;
+    m.net.n = 3;
+    m.ctx.n = 3;
+    CHECK_OUT(rl_acquire(&m.ctx, "auth:m", 6, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_OUT(rl_release(&m.ctx, "auth:m", 6, info.token, &call), RL_RELEASED);
+    tnet_close(&m);
+
+}
+
+static void test_net_auth(void)
+{
+    NET_REQUIRE_NODES();
+    net_auth_body();
+    /* always restored, even when the body bailed out */
+    CHECK(admin_ok(2, "CONFIG SET requirepass %s", ""));
+    g_node[2].pw[0] = '\0';
+}
+
+static void test_net_select_db(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    REQUIRE(tnet_open_fmt(&t, 0, NNODES, "redis://127.0.0.1:%d/7") == 0);
+    CHECK_OUT(rl_acquire(&t.ctx, "db:k", 4, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    for (int i = 0; i < NNODES; i++) {
+        if (call.res[i].state != RL_ANSWERED) continue;
+        CHECK_EQ(admin_int(i, 7, "EXISTS db:k"), 1);
+        CHECK_EQ(admin_int(i, 0, "EXISTS db:k"), 0);
+    }
+    CHECK_OUT(rl_is_locked(&t.ctx, "db:k", 4, &call), RL_YES);
+    CHECK_OUT(rl_release(&t.ctx, "db:k", 4, info.token, &call), RL_RELEASED);
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_int(i, 7, "EXISTS db:k"), 0);
+    tnet_close(&t);
+
+    /* a database the server does not have: RL_E_AUTH ("SELECT failed") */
+    REQUIRE(tnet_open_fmt(&t, 0, 1, "redis://127.0.0.1:%d/999999") == 0);
+    CHECK_EQ(echo_all(&t, "x", res), 0);
+    CHECK_EQ(res[0].err, RL_E_AUTH);
+    CHECK(contains(res[0].reason, "SELECT"));
+    tnet_close(&t);
+    /* ... and the SET queued behind the refused SELECT never runs in db 0 */
+    REQUIRE(tnet_open_fmt(&t, 0, NNODES, "redis://127.0.0.1:%d/999999") == 0);
+    CHECK_OUT(rl_acquire(&t.ctx, "db:gate", 7, 10000, &o, &info, &call), RL_NO_QUORUM);
+    for (int i = 0; i < NNODES; i++) {
+        /* the call decides once a quorum has failed: the rest may be pending */
+        if (call.res[i].state == RL_FAILED) CHECK_EQ(call.res[i].err, RL_E_AUTH);
+        CHECK_EQ(admin_int(i, 0, "EXISTS db:gate"), 0);
+    }
+    tnet_close(&t);
+}
+
+/* SCRIPT FLUSH between calls: EVALSHA gets NOSCRIPT and falls back to EVAL. */
+static void test_net_script_flush(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    CHECK_OUT(rl_acquire(&t.ctx, "flush:k", 7, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    for (int i = 0; i < NNODES; i++) CHECK(admin_ok(i, "SCRIPT FLUSH", NULL));
+    CHECK_OUT(rl_extend(&t.ctx, "flush:k", 7, info.token, 30000, 0.01, &info, &call), RL_EXTENDED);
+    check_answers(&call, NNODES, RL_REPLY_INTEGER, 1, "extend after flush");
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    for (int i = 0; i < NNODES; i++) {
+        long long pttl = admin_int(i, 0, "PTTL flush:k");
+        CHECK(pttl > 20000);
+    }
+    for (int i = 0; i < NNODES; i++) CHECK(admin_ok(i, "SCRIPT FLUSH", NULL));
+    CHECK_OUT(rl_release(&t.ctx, "flush:k", 7, info.token, &call), RL_RELEASED);
+    check_answers(&call, NNODES, RL_REPLY_INTEGER, 1, "release after flush");
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_int(i, 0, "EXISTS flush:k"), 0);
+    /* a wrong token after a flush: still not ours */
+    CHECK_OUT(rl_acquire(&t.ctx, "flush:k", 7, 10000, &o, &info, &call), RL_ACQUIRED);
+    for (int i = 0; i < NNODES; i++) CHECK(admin_ok(i, "SCRIPT FLUSH", NULL));
+    CHECK_OUT(rl_release(&t.ctx, "flush:k", 7, "0000000000000000000000000000000000000000", &call), RL_LOST);
+    check_answers(&call, NNODES, RL_REPLY_INTEGER, 0, "release with a wrong token");
+    CHECK_OUT(rl_release(&t.ctx, "flush:k", 7, info.token, &call), RL_RELEASED);
+    tnet_close(&t);
+}
+
+static void test_net_unix_socket(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    char fmt[200], sock[128];
+    node_sock_path(3, sock, sizeof(sock));
+    snprintf(fmt, sizeof(fmt), "unix://%s", sock); /* no %d: the port is ignored */
+    REQUIRE(tnet_open_fmt(&t, 3, 1, fmt) == 0);
+    CHECK_EQ(echo_all(&t, "via-unix", res), 1);
+    CHECK_OUT(rl_acquire(&t.ctx, "unix:k", 6, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(admin_int(3, 0, "EXISTS unix:k"), 1);
+    CHECK_OUT(rl_release(&t.ctx, "unix:k", 6, info.token, &call), RL_RELEASED);
+    tnet_close(&t);
+    /* a socket path nobody listens on */
+    snprintf(fmt, sizeof(fmt), "unix://%s/nobody.sock", g_dir);
+    REQUIRE(tnet_open_fmt(&t, 3, 1, fmt) == 0);
+    CHECK_EQ(echo_all(&t, "x", res), 0);
+    CHECK_EQ(res[0].err, RL_E_REFUSED);
+    tnet_close(&t);
+}
+
+/* rl_conn_check sees a connection the server closed; a call on it reconnects. */
+static void test_net_conn_check(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    const int C = 3;
+    REQUIRE(tnet_open_fmt(&t, C, 1, "127.0.0.1:%d") == 0);
+    CHECK(!rl_conn_is_open(t.conns[0]));
+    CHECK_EQ(rl_conn_check(t.conns[0]), 0);
+    CHECK_EQ(echo_all(&t, "open", res), 1);
+    CHECK(rl_conn_is_open(t.conns[0]));
+    CHECK_EQ(rl_conn_check(t.conns[0]), 1);
+    CHECK_STR(rl_conn_conf(t.conns[0])->host, "127.0.0.1");
+
+    CHECK(admin_int(C, 0, "CLIENT KILL TYPE normal SKIPME yes") >= 1);
+    int closed = 0;
+    for (int k = 0; k < 200 && !closed; k++) {
+        closed = rl_conn_check(t.conns[0]) == 0;
+        if (!closed) msleep(10);
+    }
+    CHECK(closed);
+    CHECK(!rl_conn_is_open(t.conns[0]));
+    CHECK_EQ(echo_all(&t, "reopened", res), 1);
+    CHECK_EQ(rl_conn_stats(t.conns[0])->connects, 2);
+
+    /* killed under it without a check: the call reconnects by itself */
+    CHECK(admin_int(C, 0, "CLIENT KILL TYPE normal SKIPME yes") >= 1);
+    msleep(20);
+    CHECK_EQ(echo_all(&t, "transparent", res), 1);
+    CHECK_EQ(rl_conn_stats(t.conns[0])->connects, 3);
+
+    /* rl_conn_close keeps stats, the next call opens again */
+    rl_conn_close(t.conns[0]);
+    CHECK(!rl_conn_is_open(t.conns[0]));
+    CHECK_EQ(echo_all(&t, "again", res), 1);
+    CHECK_EQ(rl_conn_stats(t.conns[0])->connects, 4);
+    tnet_close(&t);
+}
+
+/* A connection inherited through fork() is never used by the child; the
+ * parent's stays intact. */
+static void test_net_fork(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    REQUIRE(tnet_open_fmt(&t, 0, 1, "127.0.0.1:%d") == 0);
+    CHECK_EQ(echo_all(&t, "parent", res), 1);
+    fflush(stdout);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        alarm(10);
+        int ok = rl_conn_check(t.conns[0]) == 0;      /* inherited: closed */
+        ok &= echo_all(&t, "child", res) == 1;        /* with a connection of its own */
+        ok &= rl_conn_stats(t.conns[0])->connects == 2;
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    CHECK_EQ(waitpid(pid, &st, 0), pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(echo_all(&t, "parent-again", res), 1);
+    CHECK_EQ(rl_conn_stats(t.conns[0])->connects, 1);
+    tnet_close(&t);
+}
+
+/* The reply of a big value is read whole, a huge one is refused. */
+static void test_net_reply_sizes(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    REQUIRE(tnet_open_fmt(&t, 0, 1, "127.0.0.1:%d") == 0);
+    static char big[RL_REPLY_MAX * 2];
+    memset(big, 'b', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    big[1000] = '\0';
+    CHECK_EQ(echo_all(&t, big, res), 0); /* only the first 63 bytes are kept */
+    CHECK_EQ(res[0].state, RL_ANSWERED);
+    CHECK_EQ(res[0].reply.len, 1000);
+    CHECK_EQ(strlen(res[0].reply.str), 63);
+    big[1000] = 'b';
+    CHECK_EQ(echo_all(&t, big, res), 0);
+    CHECK_EQ(res[0].state, RL_FAILED);
+    CHECK_EQ(res[0].err, RL_E_PROTO);
+    CHECK_EQ(echo_all(&t, "small-again", res), 1);
+    tnet_close(&t);
+}
+
+/* A release overtaken by the decision on a node that lost its scripts: the
+ * late NOSCRIPT is answered by loading them and sending the EVALSHA again,
+ * so the node's copy of the lock is deleted too. */
+static void test_net_late_noscript_release(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {0, 10, 5, 0, 0.01};
+    const int P = 3;
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    CHECK_OUT(rl_acquire(&t.ctx, "late:k", 6, 30000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    REQUIRE(admin_int(P, 0, "EXISTS late:k") == 1);
+    CHECK(admin_ok(P, "SCRIPT FLUSH", NULL));
+    node_pause(P);
+    CHECK_OUT(rl_release(&t.ctx, "late:k", 6, info.token, &call), RL_RELEASED);
+    CHECK_EQ(call.res[P].state, RL_PENDING);
+    CHECK_EQ(rl_conn_late_scripts(t.conns[P]), 1);
+    node_resume(P);
+    /* request end: drain reads the NOSCRIPT, reloads, resends; bounded */
+    int gone = 0;
+    for (int k = 0; k < 100 && !gone; k++) {
+        rl_net_drain(&t.net, 100000);
+        gone = admin_int(P, 0, "EXISTS late:k") == 0;
+        if (!gone) msleep(10);
+    }
+    CHECK(gone);
+    CHECK_EQ(rl_conn_late_scripts(t.conns[P]), 0);
+    CHECK_EQ(echo_all(&t, "after", res), NNODES);
+
+    /* the same through the next call instead of a drain */
+    CHECK_OUT(rl_acquire(&t.ctx, "late:k2", 7, 30000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(echo_all(&t, "sync", res), NNODES);
+    CHECK(admin_ok(P, "SCRIPT FLUSH", NULL));
+    node_pause(P);
+    CHECK_OUT(rl_release(&t.ctx, "late:k2", 7, info.token, &call), RL_RELEASED);
+    node_resume(P);
+    gone = 0;
+    for (int k = 0; k < 100 && !gone; k++) {
+        char pl[16];
+        snprintf(pl, sizeof(pl), "pump%d", k);
+        CHECK_EQ(echo_all(&t, pl, res), NNODES);
+        gone = admin_int(P, 0, "EXISTS late:k2") == 0;
+        if (!gone) msleep(10);
+    }
+    CHECK(gone);
+    tnet_close(&t);
+}
+
+/* Timeouts belong to the caller and can change on a live connection. */
+static void test_net_set_timeouts(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    const int P = 2;
+    REQUIRE(tnet_open_fmt(&t, P, 1, "127.0.0.1:%d") == 0);
+    CHECK_EQ(echo_all(&t, "x", res), 1);
+    rl_conn_set_timeouts(t.conns[0], 100, 150);
+    CHECK_EQ(rl_conn_conf(t.conns[0])->timeout_ms, 150);
+    node_pause(P);
+    uint64_t t0 = mono_us();
+    CHECK_EQ(echo_all(&t, "slow", res), 0);
+    uint64_t el = mono_us() - t0;
+    node_resume(P);
+    CHECK_EQ(res[0].err, RL_E_TIMEOUT);
+    CHECK(el >= 140000 && el < 600000);
+    rl_conn_set_timeouts(t.conns[0], NET_TIMEOUT_MS, NET_TIMEOUT_MS);
+    CHECK_EQ(echo_all(&t, "fast", res), 1);
+    tnet_close(&t);
+}
+
+/* ---- a scripted node: a thread on a unix socket sends, for the k-th
+ * request it reads, the k-th canned answer (bytes chosen by the test) ---- */
+typedef struct scripted {
+    char path[108];
+    int lfd;
+    const char *const *answers;
+    int nanswers;
+    pthread_t th;
+} scripted;
+
+static void *scripted_main(void *arg)
+{
+    scripted *s = arg;
+    struct pollfd p = {s->lfd, POLLIN, 0};
+    if (poll(&p, 1, 3000) <= 0) return NULL;
+    int fd = accept(s->lfd, NULL, NULL);
+    if (fd < 0) return NULL;
+    for (int k = 0; k < s->nanswers; k++) {
+        char buf[4096];
+        struct pollfd q = {fd, POLLIN, 0};
+        if (poll(&q, 1, 3000) <= 0 || recv(fd, buf, sizeof(buf), 0) <= 0) break;
+        size_t len = strlen(s->answers[k]);
+        if (send(fd, s->answers[k], len, MSG_NOSIGNAL) != (ssize_t)len) break;
+    }
+    struct pollfd q = {fd, POLLIN, 0};
+    poll(&q, 1, 300); /* let the client finish reading before EOF */
+    close(fd);
+    return NULL;
+}
+
+static int scripted_start(scripted *s, const char *const *answers, int n)
+{
+    struct sockaddr_un a;
+    memset(s, 0, sizeof(*s));
+    snprintf(s->path, sizeof(s->path), "%s/scripted.sock", g_dir);
+    unlink(s->path);
+    s->answers = answers;
+    s->nanswers = n;
+    s->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof(a));
+    a.sun_family = AF_UNIX;
+    memcpy(a.sun_path, s->path, strlen(s->path));
+    if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(s->lfd, 4) != 0) return -1;
+    return pthread_create(&s->th, NULL, scripted_main, s);
+}
+
+static void scripted_stop(scripted *s)
+{
+    pthread_join(s->th, NULL);
+    close(s->lfd);
+    unlink(s->path);
+}
+
+#define HS_REPLIES "$40\r\nb70c2384248f88e6b75b9f89241a180f856ad852\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n"
+
+/* A node that answers one command with two replies must not have the extra
+ * one taken as the answer to the next command. */
+static void test_net_hostile_extra_reply(void)
+{
+    NET_REQUIRE_NODES(); /* for g_dir */
+    static const char *const answers[] = {HS_REPLIES ":1\r\n:999\r\n", ":0\r\n"};
+    scripted srv;
+    tnet t;
+    rl_result res[1];
+    REQUIRE(scripted_start(&srv, answers, 2) == 0);
+    char fmt[160];
+    snprintf(fmt, sizeof(fmt), "unix://%s", srv.path);
+    if (tnet_open_fmt(&t, 0, 1, fmt) == 0) {
+        rl_cmd cmd;
+        memset(&cmd, 0, sizeof(cmd));
+        cmd.argc = 2;
+        cmd.argv[0] = "EXISTS";
+        cmd.argvlen[0] = 6;
+        cmd.argv[1] = "k";
+        cmd.argvlen[1] = 1;
+        CHECK_EQ(rl_net_fanout(&t.net, &cmd, res, 1, NULL, NULL), 0);
+        CHECK(reply_is(&res[0], RL_REPLY_INTEGER, NULL) && res[0].reply.integer == 1);
+        rl_conn_check(t.conns[0]);
+        CHECK_EQ(rl_net_fanout(&t.net, &cmd, res, 1, NULL, NULL), 0);
+        /* acceptable: the true answer (0), or a failure; never the stray 999 */
+        if (res[0].state == RL_ANSWERED && res[0].reply.integer != 0)
+            check_failf(__FILE__, __LINE__, "second command answered with the stray reply: %lld",
+                        res[0].reply.integer);
+        tnet_close(&t);
+    }
+    scripted_stop(&srv);
+}
+
+#define NET_TESTS                                        \
+    {"net_basic", test_net_basic},                       \
+    {"net_paused_node", test_net_paused_node},           \
+    {"net_restart_reconnect", test_net_restart_reconnect}, \
+    {"net_refused_backoff", test_net_refused_backoff},   \
+    {"net_auth", test_net_auth},                         \
+    {"net_select_db", test_net_select_db},               \
+    {"net_script_flush", test_net_script_flush},         \
+    {"net_unix_socket", test_net_unix_socket},           \
+    {"net_conn_check", test_net_conn_check},             \
+    {"net_fork", test_net_fork},                         \
+    {"net_reply_sizes", test_net_reply_sizes},           \
+    {"net_late_noscript_release", test_net_late_noscript_release}, \
+    {"net_set_timeouts", test_net_set_timeouts},         \
+    {"net_hostile_extra_reply", test_net_hostile_extra_reply},
+
+/* ====================================================================== */
+typedef struct test_case {
+    const char *name;
+    void (*fn)(void);
+} test_case;
+
+static const test_case tests[] = {
+    {"quorum_math", test_quorum_math},
+    {"acquire_exact_quorum", test_acquire_exact_quorum},
+    {"acquire_set_command", test_acquire_set_command},
+    {"acquire_conflict_quorum_minus_one", test_acquire_conflict_quorum_minus_one},
+    {"acquire_no_quorum", test_acquire_no_quorum},
+    {"acquire_validity", test_acquire_validity},
+    {"acquire_validity_expired", test_acquire_validity_expired},
+    {"acquire_failure_releases_everywhere", test_acquire_failure_releases_everywhere},
+    {"acquire_failure_releases_pending", test_acquire_failure_releases_pending},
+    {"early_decision", test_early_decision},
+    {"retries", test_retries},
+    {"retry_then_win", test_retry_then_win},
+    {"wait_deadline", test_wait_deadline},
+    {"extend", test_extend},
+    {"release", test_release},
+    {"is_locked", test_is_locked},
+    {"bad_args_and_oom", test_bad_args_and_oom},
+    {"tokens", test_tokens},
+    {"uri_accepted", test_uri_accepted},
+    {"uri_rejected", test_uri_rejected},
+    {"uri_error_never_has_password", test_uri_error_never_has_password},
+    {"node_conf_name", test_node_conf_name},
+    {"resp_format", test_resp_format},
+    {"latency_histogram", test_latency_histogram},
+    {"validity_and_remaining", test_validity_and_remaining},
+    {"err_names", test_err_names},
+    {"scripts_sha", test_scripts_sha},
+    {"fork_generation", test_fork_generation},
+    NET_TESTS
+};
+
+int main(int argc, char **argv)
+{
+    int passed = 0, failed = 0;
+    const char *filter = argc > 1 ? argv[1] : NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    signal(SIGPIPE, SIG_IGN);
+    net_setup_signals();
+    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+        if (filter && !strstr(tests[i].name, filter)) continue;
+        t_fail = 0;
+        t_name = tests[i].name;
+        tests[i].fn();
+        if (t_fail) {
+            printf("FAIL %s\n", tests[i].name);
+            failed++;
+        } else {
+            printf("PASS %s\n", tests[i].name);
+            passed++;
+        }
+    }
+    nodes_stop_all();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
