@@ -648,7 +648,7 @@ static int on_reply(fan *f, int i, uint64_t now)
         c->backoff_ms = 0;
         c->down_until_us = 0;
         if (rp->type == RL_REPLY_ERROR) {
-            snprintf(why, sizeof(why), "%.80s", rp->str);
+            snprintf(why, sizeof(why), "%.80s", rp->str[0] ? rp->str : "empty error reply");
             fail_res(c, r, RL_E_REDIS, why);
         } else {
             r->state = RL_ANSWERED;
@@ -850,6 +850,11 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
         for (int i = 0; i < net->n && i < RL_MAX_NODES; i++) {
             rl_conn *c = net->conns[i];
             if (c->fd < 0 || c->state != ST_READY || c->qlen == 0 || c->gen != rl_fork_generation()) continue;
+            if (c->hs_pending) {
+                /* a handshake still unanswered: its commands were never sent; start afresh later */
+                rl_conn_close(c);
+                continue;
+            }
             pfd[np].fd = c->fd;
             pfd[np].events = POLLIN;
             map[np++] = i;

@@ -2096,6 +2096,30 @@ static void test_net_late_noscript_release(void)
     tnet_close(&t);
 }
 
+/* A new connection whose SELECT was overtaken by an early decision: the
+ * drain at request end reads the SELECT reply; the commands gated behind it
+ * must still go out, so the connection keeps working afterwards. */
+static void test_net_drain_after_handshake(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_call call;
+    const int P = 0;
+    REQUIRE(tnet_open_fmt(&t, 0, 3, "redis://127.0.0.1:%d/2") == 0);
+    node_pause(P); /* its connect is accepted by the kernel, SELECT waits */
+    CHECK_OUT(rl_is_locked(&t.ctx, "gate:k", 6, &call), RL_NO);
+    CHECK_EQ(call.res[P].state, RL_PENDING);
+    node_resume(P);
+    uint64_t t0 = mono_us();
+    rl_net_drain(&t.net, 500000);
+    uint64_t el = mono_us() - t0;
+    if (el > 300000) check_failf(__FILE__, __LINE__, "drain waited %llu us for replies never asked", (unsigned long long)el);
+    CHECK_EQ(echo_all(&t, "after-drain", res), 3);
+    if (!reply_is(&res[P], RL_REPLY_STRING, "after-drain")) describe("after-drain", res, 3);
+    tnet_close(&t);
+}
+
 /* Timeouts belong to the caller and can change on a live connection. */
 static void test_net_set_timeouts(void)
 {
@@ -2221,7 +2245,8 @@ static void test_net_hostile_extra_reply(void)
     {"net_reply_sizes", test_net_reply_sizes},           \
     {"net_late_noscript_release", test_net_late_noscript_release}, \
     {"net_set_timeouts", test_net_set_timeouts},         \
-    {"net_hostile_extra_reply", test_net_hostile_extra_reply},
+    {"net_hostile_extra_reply", test_net_hostile_extra_reply}, \
+    {"net_drain_after_handshake", test_net_drain_after_handshake},
 
 /* ====================================================================== */
 typedef struct test_case {
