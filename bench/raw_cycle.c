@@ -160,6 +160,11 @@ int main(int argc, char **argv)
 	printf("]}\n");
 	free(lat);
 	rl_net_drain(&net, 100000);
+	/* connects per node on stderr: a node reconnected over and over costs time */
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "raw_cycle: node %d: %llu connects, %llu ok, %llu timeouts, %llu errors\n", i,
+		        (unsigned long long)rl_conn_stats(conns[i])->connects, (unsigned long long)rl_conn_stats(conns[i])->ok,
+		        (unsigned long long)rl_conn_stats(conns[i])->timeouts, (unsigned long long)rl_conn_stats(conns[i])->errors);
 	for (int i = 0; i < n; i++)
 		rl_conn_free(conns[i]);
 	return 0;

@@ -25,8 +25,9 @@ enum { ST_CLOSED = 0, ST_CONNECTING, ST_READY };
 enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_MINE, EXP_LATE, EXP_LATE_SCRIPT };
 #define LATE_MAX 8       /* late EVALSHAs remembered per connection for a NOSCRIPT retry */
 
-#define QMAX 64          /* replies in flight per connection before we give up on it */
-#define QKEEP 32         /* more stale replies than this: reconnect instead of waiting */
+#define QMAX 1024        /* replies in flight per connection: a slow node pipelines many */
+#define QKEEP 64         /* past this many, a reply older than STALE_US means a hung node */
+#define STALE_US 2000000u
 #define OBUF_INIT 512
 #define OBUF_MAX (256 * 1024)
 #define BACKOFF_MIN_MS 100
@@ -530,6 +531,7 @@ typedef struct fan {
     rl_result *res;
     int n;
     uint64_t start;
+    int noscript;   /* a node had lost the scripts: wait for every fallback */
 } fan;
 
 /* Queue the command for node i (opening the connection if needed) and try to
@@ -541,8 +543,11 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     char why[RL_REASON_LEN];
 
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
-    if (c->fd >= 0 && (c->qlen > QKEEP || c->olen - c->opos > OBUF_MAX / 2)) {
-        /* a node that has not answered for a long time: start afresh */
+    if (c->fd >= 0 && (c->qlen > QMAX - 16 || c->olen - c->opos > OBUF_MAX / 2 ||
+                       (c->qlen > QKEEP && now - c->qt[c->qhead] > STALE_US))) {
+        /* a node that has not answered for a long time: start afresh. A slow
+         * one that answers (a far zone) keeps its pipeline: reconnecting it
+         * would throw every reply away and never hear from it again. */
         rl_conn_close(c);
     }
     c->reused = c->fd >= 0;
@@ -630,6 +635,7 @@ static int on_reply(fan *f, int i, uint64_t now)
         return 0;
     case EXP_MINE:
         if (is_noscript(rp) && f->cmd->script && f->cmd->argc >= 2) {
+            f->noscript = 1;
             rl_cmd ev = *f->cmd;
             ev.argv[0] = "EVAL";
             ev.argvlen[0] = 4;
@@ -745,15 +751,29 @@ static void on_timeout(fan *f, int i, uint64_t now)
         start_backoff(c, now);
         return;
     }
+    if (c->reader && c->reader->len > c->reader->pos) {
+        /* caught in the middle of a reply: a node that trickles bytes, not a
+         * paused one; a fresh connection is cheaper than waiting on it */
+        rl_conn_close(c);
+        fail_res(c, &f->res[i], RL_E_TIMEOUT, "timeout (reply too slow)");
+        return;
+    }
     /* keep the connection: its late reply is dropped before the next one */
     q_forget_mine(c, NULL);
     fail_res(c, &f->res[i], RL_E_TIMEOUT, "timeout");
 }
 
+static int any_pending(const rl_result *res, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_PENDING) return 1;
+    return 0;
+}
+
 int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
 {
     rl_net *net = ctx;
-    fan f = {net, cmd, res, n, 0};
+    fan f = {net, cmd, res, n, 0, 0};
     const rl_clock *clk = net->clock;
     struct pollfd pfd[RL_MAX_NODES];
     int map[RL_MAX_NODES];
@@ -813,7 +833,8 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
                 on_timeout(&f, i, now);
                 got = 1;
             }
-            if (got && !decided && decide && decide(ud, res, n)) decided = 1;
+            if (got && !decided && decide && decide(ud, res, n) && !(f.noscript && any_pending(res, n)))
+                decided = 1;
         }
     }
     /* Connects begun in this call and overtaken by the decision: one look
