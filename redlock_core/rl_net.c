@@ -480,6 +480,9 @@ static int conn_open(rl_conn *c, rl_result *r, uint64_t now)
         return -1;
     }
     c->reader->privdata = c;
+    /* keep the read buffer between replies (it is bounded by RL_REPLY_MAX):
+     * no allocation per cycle */
+    c->reader->maxbuf = 0;
     c->fd = fd;
     c->gen = rl_fork_generation();
     c->olen = c->opos = 0;
