@@ -901,6 +901,8 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
                 if (q_pop(c, NULL) == EXP_LATE_SCRIPT) late_script_reply(c, &c->slot, now);
                 memset(&c->slot, 0, sizeof(c->slot));
             }
+            /* the same cap as in a call: a hostile node cannot fill memory here either */
+            if (c->fd >= 0 && c->reader->len - c->reader->pos > RL_REPLY_MAX) rl_conn_close(c);
         }
     }
 }

@@ -18,6 +18,7 @@ const EXCLUDE = [
     'bench/',
     'scripts/',               // dev and CI helpers, not needed to build
     'tests/fpm/',             // php-fpm + PHPUnit harness (needs composer, php-fpm)
+    'tests/torture/',         // multi-process torture run with a fault injector (dev only)
     'tests/packaging/',       // this packaging round trip itself
     'redlock_core/tests/',    // C unit tests of the core (make -C redlock_core test)
     'redlock_core/fuzz/',

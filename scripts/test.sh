@@ -113,6 +113,15 @@ WRAP
     TEST_PHP_EXECUTABLE_OVERRIDE="$asan_dir/php-asan" run_phpt phpt-asan "$asan_dir/modules/redlock.so"
   fi
 
+  section "mutual-exclusion torture test (short: private nodes, faults injected)"
+  REDLOCK_SO="$so" bash tests/torture/run.sh --short >"$log_dir/torture.log" 2>&1; rc=$?
+  tail -n 25 "$log_dir/torture.log"
+  tp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/torture.log" | tail -n1)
+  tf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/torture.log" | tail -n1)
+  tp=${tp:-0}; tf=${tf:-0}; [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ] && tf=1
+  [ "$tp" -eq 0 ] && [ "$tf" -eq 0 ] && tf=1
+  count torture "$tp" "$tf" 0
+
   if [ -f redlock_core/fuzz/fuzz_uri.c ]; then
     section "fuzzing (short, bounded)"
     step fuzz-short make -s -C redlock_core fuzz-short
