@@ -7,5 +7,7 @@ export REDLOCK_NODES_DIR=$(mktemp -d /tmp/redlock-vg.XXXXXX) NO_INTERACTION=1 RE
 trap 'bash tests/nodes.sh stop >/dev/null 2>&1 || true' EXIT
 bash tests/nodes.sh start 5 >/dev/null
 set -a; . "$REDLOCK_NODES_DIR/env"; set +a
+# trace php children, not the shells and redis-servers that tests start (node restarts)
+export VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli"
 TEST_PHP_EXECUTABLE=$(command -v php) php /usr/lib/php/*/build/run-tests.php -q -n -m \
   -d "extension=$(pwd)/modules/redlock.so" tests/
