@@ -94,21 +94,29 @@ static void fill_call(rl_call *call, const rl_result *res, int n, int (*yes)(con
     call->failed = t.failed;
 }
 
-static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
+static void arg(rl_cmd *cmd, const char *s, size_t len)
+{
+    cmd->argv[cmd->argc] = s;
+    cmd->argvlen[cmd->argc++] = len;
+}
+
+/* EVALSHA sha 1 key token [extra]: the token-checked scripts of the spec */
+static void script_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen,
+                       const char *token, const char *extra, size_t extralen)
 {
     memset(cmd, 0, sizeof(*cmd));
-    cmd->argc = 5;
-    cmd->argv[0] = "EVALSHA";
-    cmd->argvlen[0] = 7;
-    cmd->argv[1] = rl_script_release_sha;
-    cmd->argvlen[1] = RL_TOKEN_LEN;
-    cmd->argv[2] = "1";
-    cmd->argvlen[2] = 1;
-    cmd->argv[3] = key;
-    cmd->argvlen[3] = keylen;
-    cmd->argv[4] = token;
-    cmd->argvlen[4] = strlen(token);
-    cmd->script = rl_script_release;
+    arg(cmd, "EVALSHA", 7);
+    arg(cmd, sha, RL_TOKEN_LEN);
+    arg(cmd, "1", 1);
+    arg(cmd, key, keylen);
+    arg(cmd, token, strlen(token));
+    if (extra) arg(cmd, extra, extralen);
+    cmd->script = script;
+}
+
+static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
+{
+    script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, NULL, 0);
 }
 
 static size_t fmt_int(char *buf, size_t cap, long long v) { return (size_t)snprintf(buf, cap, "%lld", v); }
@@ -139,19 +147,12 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     if (rl_make_token(c->rnd, info->token) != 0) return RL_ERROR;
 
     memset(&set, 0, sizeof(set));
-    set.argc = 6;
-    set.argv[0] = "SET";
-    set.argvlen[0] = 3;
-    set.argv[1] = key;
-    set.argvlen[1] = keylen;
-    set.argv[2] = info->token;
-    set.argvlen[2] = RL_TOKEN_LEN;
-    set.argv[3] = "NX";
-    set.argvlen[3] = 2;
-    set.argv[4] = "PX";
-    set.argvlen[4] = 2;
-    set.argv[5] = ttlbuf;
-    set.argvlen[5] = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
+    arg(&set, "SET", 3);
+    arg(&set, key, keylen);
+    arg(&set, info->token, RL_TOKEN_LEN);
+    arg(&set, "NX", 2);
+    arg(&set, "PX", 2);
+    arg(&set, ttlbuf, fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms));
     release_cmd(&rel, key, keylen, info->token);
 
     uint64_t first = c->clock->now_us(c->clock->ctx);
@@ -225,21 +226,8 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     char ttlbuf[24];
     rl_cmd ext;
     if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1) return RL_ERROR;
-    memset(&ext, 0, sizeof(ext));
-    ext.argc = 6;
-    ext.argv[0] = "EVALSHA";
-    ext.argvlen[0] = 7;
-    ext.argv[1] = rl_script_extend_sha;
-    ext.argvlen[1] = RL_TOKEN_LEN;
-    ext.argv[2] = "1";
-    ext.argvlen[2] = 1;
-    ext.argv[3] = key;
-    ext.argvlen[3] = keylen;
-    ext.argv[4] = token;
-    ext.argvlen[4] = strlen(token);
-    ext.argv[5] = ttlbuf;
-    ext.argvlen[5] = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
-    ext.script = rl_script_extend;
+    script_cmd(&ext, rl_script_extend, rl_script_extend_sha, key, keylen, token, ttlbuf,
+               fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms));
 
     uint64_t t0 = c->clock->now_us(c->clock->ctx);
     if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) return RL_ERROR;
@@ -268,11 +256,8 @@ int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
     rl_cmd ex;
     if (n < 1 || n > RL_MAX_NODES) return RL_ERROR;
     memset(&ex, 0, sizeof(ex));
-    ex.argc = 2;
-    ex.argv[0] = "EXISTS";
-    ex.argvlen[0] = 6;
-    ex.argv[1] = key;
-    ex.argvlen[1] = keylen;
+    arg(&ex, "EXISTS", 6);
+    arg(&ex, key, keylen);
     if (c->tp->fanout(c->tp->ctx, &ex, res, n, decide_exists, NULL) != 0) return RL_ERROR;
     tally t = count(res, n, is_one);
     fill_call(call, res, n, is_one);
