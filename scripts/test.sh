@@ -27,7 +27,7 @@ count() { # suite passed failed skipped
 step() { # name command...
   local name=$1; shift
   if "$@" >"$log_dir/$name.log" 2>&1; then count "$name" 1 0 0; else
-    tail -n 30 "$log_dir/$name.log"; count "$name" 0 1 0; return 1; fi
+    tail -n 30 "$log_dir/$name.log" | sed "s/^/    | /"; count "$name" 0 1 0; return 1; fi
 }
 # parse run-tests.php's summary
 phpt_count() { # suite logfile rc
@@ -70,7 +70,7 @@ so="$root/modules/redlock.so"
 
 section "C unit tests (redlock_core, ASan+UBSan)"
 make -s -C redlock_core test >"$log_dir/unit.log" 2>&1; rc=$?
-tail -n 15 "$log_dir/unit.log"
+tail -n 15 "$log_dir/unit.log" | sed "s/^/    | /"
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log_dir/unit.log" | tail -n1)
 up=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p'); uf=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
 up=${up:-0}; uf=${uf:-0}
@@ -116,7 +116,7 @@ WRAP
 
   section "mutual-exclusion torture test (short: private nodes, faults injected)"
   REDLOCK_SO="$so" bash tests/torture/run.sh --short >"$log_dir/torture.log" 2>&1; rc=$?
-  tail -n 25 "$log_dir/torture.log"
+  tail -n 25 "$log_dir/torture.log" | sed "s/^/    | /"
   tp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/torture.log" | tail -n1)
   tf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/torture.log" | tail -n1)
   tp=${tp:-0}; tf=${tf:-0}; [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ] && tf=1
@@ -131,7 +131,7 @@ WRAP
   if [ -f tests/fpm/phpunit.xml ]; then
     section "PHP-FPM and CLI process tests (PHPUnit, real php-fpm)"
     REDLOCK_SO="$so" phpunit -c tests/fpm/phpunit.xml >"$log_dir/fpm.log" 2>&1; rc=$?
-    tail -n 25 "$log_dir/fpm.log"
+    tail -n 25 "$log_dir/fpm.log" | sed "s/^/    | /"
     t=$(grep -oE '(OK \(|Tests: )[0-9]+' "$log_dir/fpm.log" | grep -oE '[0-9]+' | tail -n1)
     ff=$(grep -oE '(Failures|Errors): [0-9]+' "$log_dir/fpm.log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
     fs=$(grep -oE '(Skipped|Incomplete|Risky): [0-9]+' "$log_dir/fpm.log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
@@ -149,7 +149,7 @@ WRAP
   if [ -f bench/run.sh ]; then
     section "benchmark (short form: ratios printed, no pass/fail on time)"
     step bench-short bash bench/run.sh --short
-    grep -vE '^\s*$' "$log_dir/bench-short.log" | tail -n 25
+    grep -vE '^\s*$' "$log_dir/bench-short.log" | tail -n 25 | sed "s/^/    | /"
   fi
 fi
 
