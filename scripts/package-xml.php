@@ -39,7 +39,7 @@ const EXCLUDE = [
 // First match wins: [regex on the path, role].
 const ROLES = [
     ['~^tests/~', 'test'],
-    ['~^(stubs|examples)/~', 'doc'],
+    ['~^(stubs|examples|docs)/~', 'doc'],
     ['~^(README|CHANGELOG|LICENSE|COPYING|NEWS|CREDITS)[^/]*$~', 'doc'],
     ['~\.(c|h|m4|w32|frag)$~', 'src'],
     ['~\.stub\.php$~', 'src'],
