@@ -119,6 +119,19 @@ static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char 
     script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, NULL, 0);
 }
 
+/* The spec's validity check after a round trip from t0 to t1: the lock counts
+ * only while validity > 0, and then holds until t1 + validity. */
+static int take_validity(rl_lock_info *info, int ttl_ms, uint64_t t0, uint64_t t1, double drift, int ok)
+{
+    int64_t validity = rl_validity_ms(ttl_ms, t1 - t0, drift);
+    if (validity <= 0) return 0;
+    info->start_us = t0;
+    info->validity_ms = validity;
+    info->valid_until_us = t1 + (uint64_t)validity * 1000u;
+    info->ok = ok;
+    return 1;
+}
+
 static size_t fmt_int(char *buf, size_t cap, long long v) { return (size_t)snprintf(buf, cap, "%lld", v); }
 
 static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
@@ -165,14 +178,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
         if (t.ok >= q) {
-            int64_t validity = rl_validity_ms(ttl_ms, t1 - t0, o->drift_factor);
-            if (validity > 0) {
-                info->start_us = t0;
-                info->validity_ms = validity;
-                info->valid_until_us = t1 + (uint64_t)validity * 1000u;
-                info->ok = t.ok;
-                return RL_ACQUIRED;
-            }
+            if (take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
         }
         /* spec: on failure, unlock all instances, including those that did
          * not answer (their SET may still land) */
@@ -235,15 +241,7 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     tally t = count(res, n, is_one);
     fill_call(call, res, n, is_one);
     if (t.ok >= q) {
-        int64_t validity = rl_validity_ms(ttl_ms, t1 - t0, drift_factor);
-        if (validity > 0) {
-            info->start_us = t0;
-            info->validity_ms = validity;
-            info->valid_until_us = t1 + (uint64_t)validity * 1000u;
-            info->ok = t.ok;
-            return RL_EXTENDED;
-        }
-        return RL_LOST;
+        return take_validity(info, ttl_ms, t0, t1, drift_factor, t.ok) ? RL_EXTENDED : RL_LOST;
     }
     return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
 }
