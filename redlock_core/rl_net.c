@@ -533,7 +533,6 @@ typedef struct fan {
     const rl_cmd *cmd;
     rl_result *res;
     int n;
-    uint64_t start;
     int noscript;   /* a node had lost the scripts: wait for every fallback */
 } fan;
 
@@ -776,7 +775,7 @@ static int any_pending(const rl_result *res, int n)
 int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
 {
     rl_net *net = ctx;
-    fan f = {net, cmd, res, n, 0, 0};
+    fan f = {net, cmd, res, n, 0};
     const rl_clock *clk = net->clock;
     struct pollfd pfd[RL_MAX_NODES];
     int map[RL_MAX_NODES];
@@ -784,7 +783,6 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
 
     if (n > RL_MAX_NODES || n > net->n) return -1;
     uint64_t now = clk->now_us(clk->ctx);
-    f.start = now;
     memset(res, 0, sizeof(*res) * (size_t)n);
     for (int i = 0; i < n; i++) {
         if (node_send(&f, i, now, 1) != 0 && decide && decide(ud, res, n)) decided = 1;
@@ -868,41 +866,39 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
 {
     const rl_clock *clk = net->clock;
     uint64_t end = clk->now_us(clk->ctx) + max_us;
+    /* The same reading as in a call (node_read: reply cap, stray replies,
+     * handshake gate, late-reply stats, NOSCRIPT retries), with no command of
+     * its own: outcomes land in a scratch array nobody reads. */
+    rl_result scratch[RL_MAX_NODES];
+    rl_cmd none;
+    memset(&none, 0, sizeof(none));
+    fan f = {net, &none, scratch, net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES, 0};
     for (;;) {
         struct pollfd pfd[RL_MAX_NODES];
         int map[RL_MAX_NODES], np = 0;
-        for (int i = 0; i < net->n && i < RL_MAX_NODES; i++) {
+        for (int i = 0; i < f.n; i++) {
             rl_conn *c = net->conns[i];
             if (c->fd < 0 || c->state != ST_READY || c->qlen == 0 || c->gen != rl_fork_generation()) continue;
-            if (c->hs_pending) {
-                /* a handshake still unanswered: its commands were never sent; start afresh later */
-                rl_conn_close(c);
-                continue;
-            }
             pfd[np].fd = c->fd;
-            pfd[np].events = POLLIN;
+            pfd[np].events = (short)(POLLIN | (out_limit(c) > c->opos ? POLLOUT : 0));
             map[np++] = i;
         }
         uint64_t now = clk->now_us(clk->ctx);
         if (np == 0 || now >= end) return;
         if (poll(pfd, (nfds_t)np, (int)((end - now + 999) / 1000)) <= 0) return;
+        now = clk->now_us(clk->ctx);
         for (int k = 0; k < np; k++) {
-            if (!pfd[k].revents) continue;
-            rl_conn *c = net->conns[map[k]];
-            char buf[4096];
-            ssize_t r = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
-            if (r <= 0 || redisReaderFeed(c->reader, buf, (size_t)r) != REDIS_OK) {
-                rl_conn_close(c);
+            int i = map[k];
+            rl_conn *c = net->conns[i];
+            char why[RL_REASON_LEN];
+            if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
+            memset(&scratch[i], 0, sizeof(scratch[i]));
+            c->reused = 0; /* nothing to resend if it broke */
+            if ((pfd[k].revents & POLLOUT) && flush_out(c, why, sizeof(why)) != 0) {
+                node_broken(&f, i, RL_E_IO, why, now);
                 continue;
             }
-            void *obj;
-            memset(&c->slot, 0, sizeof(c->slot));
-            while (c->qlen > 0 && redisReaderGetReply(c->reader, &obj) == REDIS_OK && obj) {
-                if (q_pop(c, NULL) == EXP_LATE_SCRIPT) late_script_reply(c, &c->slot, now);
-                memset(&c->slot, 0, sizeof(c->slot));
-            }
-            /* the same cap as in a call: a hostile node cannot fill memory here either */
-            if (c->fd >= 0 && c->reader->len - c->reader->pos > RL_REPLY_MAX) rl_conn_close(c);
+            if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) node_read(&f, i, now);
         }
     }
 }
