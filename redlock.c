@@ -769,11 +769,18 @@ PHP_METHOD(RedLock, lock)
     }
 }
 
-static int lock_release(php_redlock_lock_obj *l, rl_call *call)
+/* Every release (release(), synchronized(), request end) goes through here. */
+static int release_token(php_redlock_group *g, zend_string *key, const char *token, rl_call *call)
 {
-    int r = rl_release(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, call);
+    group_prepare(g);
+    int r = rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), token, call);
     if (r == RL_RELEASED) REDLOCK_G(released)++;
     return r;
+}
+
+static int lock_release(php_redlock_lock_obj *l, rl_call *call)
+{
+    return release_token(l->g, l->key, l->info.token, call);
 }
 
 PHP_METHOD(RedLock, synchronized)
@@ -881,7 +888,6 @@ PHP_METHOD(RedLock, nodes)
 typedef struct node_agg {
     const char *name;
     rl_node_stats st;
-    bool connected;
 } node_agg;
 
 PHP_METHOD(RedLock, stats)
@@ -918,7 +924,6 @@ PHP_METHOD(RedLock, stats)
         a->st.skipped += st->skipped;
         if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
         rl_latency_merge(&a->st.lat, &st->lat);
-        a->connected |= rl_conn_is_open(p->conn);
     } ZEND_HASH_FOREACH_END();
 
     array_init_size(&nodes, na);
@@ -956,7 +961,6 @@ PHP_METHOD(RedLock_Lock, release)
     rl_call call;
     if (!lock_is_ours(l)) RETURN_FALSE;
     l->released = true;
-    group_prepare(l->g);
     int r = lock_release(l, &call);
     /* with no quorum reachable the request-end release may still succeed */
     if (r != RL_NO_QUORUM) held_forget(l);
@@ -1162,9 +1166,7 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
     uint64_t gen = rl_fork_generation();
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(held), h) {
         if (h->fork_gen != gen) continue; /* the parent's lock, not this process' */
-        group_prepare(h->g);
-        if (rl_release(&h->g->ctx, ZSTR_VAL(h->key), ZSTR_LEN(h->key), h->token, NULL) == RL_RELEASED)
-            REDLOCK_G(released)++;
+        release_token(h->g, h->key, h->token, NULL);
     } ZEND_HASH_FOREACH_END();
     REDLOCK_G(held_active) = false;
     zend_hash_destroy(&REDLOCK_G(held));
