@@ -13,7 +13,9 @@ extern "C" {
 
 #define RL_MAX_NODES 64      /* keeps per-call state on the stack */
 #define RL_TOKEN_BYTES 20    /* random bytes in a token */
-#define RL_TOKEN_LEN 40      /* hex characters in a token */
+#define RL_TOKEN_LEN 40      /* hex characters in a random token */
+#define RL_TOKEN_MIN 16      /* a caller-chosen token ("token" option): 16 ... 128 bytes, no NUL */
+#define RL_TOKEN_MAX 128
 #define RL_REASON_LEN 96     /* short failure reason, NUL included */
 #define RL_REPLY_MAX 65536   /* a lock reply is tiny: more than this is a hostile node */
 #define RL_MAX_KEY 1024      /* prefix + resource */
@@ -29,7 +31,9 @@ enum rl_err {
     RL_E_DOWN,      /* skipped: node in back-off after a failed connect */
     RL_E_REDIS,     /* the server answered with an error reply */
     RL_E_RESOLVE,   /* host name did not resolve */
-    RL_E_NOMEM
+    RL_E_NOMEM,
+    RL_E_SAME_SERVER, /* this node is the same Redis server (run_id) as another node of the call */
+    RL_E_STALLED      /* skipped: the node has not answered its pipeline for a long time */
 };
 const char *rl_err_name(int err);
 
@@ -136,6 +140,12 @@ typedef struct rl_opts {
     int retry_jitter_ms;
     int wait_ms;           /* > 0: retry until this deadline instead of retry_count */
     double drift_factor;
+    /* a caller-chosen token (16..128 bytes, no NUL) instead of a random one; NULL: random */
+    const char *token;
+    size_t token_len;
+    /* fencing: the counter key (prefix . "\0redlock:fence"); NULL: no fence */
+    const char *fence_key;
+    size_t fence_keylen;
 } rl_opts;
 
 typedef struct rl_ctx {
@@ -156,11 +166,14 @@ enum rl_outcome {
     RL_LOST,           /* release/extend: answered, but our token is gone on too many */
     RL_YES,            /* is_locked */
     RL_NO,
-    RL_ERROR           /* out of memory or bad arguments */
+    RL_ERROR,          /* out of memory or bad arguments */
+    RL_SAME_SERVER     /* two nodes of the call turned out to be one server: no lock granted */
 };
 
 typedef struct rl_lock_info {
-    char token[RL_TOKEN_LEN + 1];
+    char token[RL_TOKEN_MAX + 1];
+    size_t token_len;
+    int64_t fence;         /* with opts.fence_key: the fencing token (> 0), else 0 */
     uint64_t start_us;     /* clock before the first SET of the winning attempt */
     int64_t validity_ms;   /* ttl - elapsed - drift; valid until start_us + ttl - drift */
     uint64_t valid_until_us;
@@ -181,6 +194,12 @@ int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *toke
 int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token,
               int ttl_ms, double drift_factor, rl_lock_info *info, rl_call *call);
 int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);
+/* isHeld(): GET on every node compared with token; RL_YES when a quorum hold it,
+ * RL_NO when not, RL_NO_QUORUM when fewer than a quorum answered. */
+int rl_is_held(const rl_ctx *c, const char *key, size_t keylen, const char *token, size_t token_len,
+               rl_call *call);
+/* forceRelease(): DEL on every node whatever the token; RL_RELEASED when a quorum answered. */
+int rl_force_release(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);
 
 /* validity rule of the spec: ttl - elapsed - (ttl * drift + 2 ms) */
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);

@@ -158,6 +158,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1) return RL_ERROR;
     memset(info, 0, sizeof(*info));
     if (rl_make_token(c->rnd, info->token) != 0) return RL_ERROR;
+    info->token_len = RL_TOKEN_LEN;
 
     memset(&set, 0, sizeof(set));
     arg(&set, "SET", 3);
