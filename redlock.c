@@ -700,7 +700,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     }
     zend_string_release(o.prefix);
 
-    rl_opts ro = {(int)o.retry_count, (int)o.retry_delay, (int)o.retry_jitter, (int)o.wait, o.drift_factor};
+    rl_opts ro = {.retry_count = (int)o.retry_count, .retry_delay_ms = (int)o.retry_delay, .retry_jitter_ms = (int)o.retry_jitter, .wait_ms = (int)o.wait, .drift_factor = o.drift_factor};
     zend_string *key = make_key(g, resource);
     group_prepare(g);
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);

@@ -249,7 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 1: {
-        rl_opts o = {0, 0, 0, 0, 0.01};
+        rl_opts o = {.retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
         out = rl_acquire(&ctx, "k", 1, 10000, &o, &info, &call);
         FAIL_IF(out != RL_ACQUIRED && out != RL_CONFLICT && out != RL_NO_QUORUM);
         if (out == RL_ACQUIRED) FAIL_IF(info.ok < rl_quorum(n) || info.validity_ms <= 0);

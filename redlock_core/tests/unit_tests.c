@@ -97,7 +97,7 @@ static const char *outcome_name(int o)
  * ====================================================================== */
 static fake F; /* large: static, reset by fake_init in each test */
 
-static const rl_opts opts0 = {0, 0, 0, 0, 0.01};
+static const rl_opts opts0 = {.retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
 
 static int is_lower_hex_token(const char *t)
 {
@@ -396,7 +396,7 @@ static void test_retries(void)
 {
     rl_lock_info info;
     for (int N = 0; N <= 5; N++) {
-        rl_opts o = {N, 200, 50, 0, 0.01};
+        rl_opts o = {.retry_count = N, .retry_delay_ms = 200, .retry_jitter_ms = 50, .wait_ms = 0, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
@@ -414,7 +414,7 @@ static void test_retries(void)
     }
     /* jitter spreads: with a counter random source the pauses differ */
     {
-        rl_opts o = {20, 10, 100, 0, 0.01};
+        rl_opts o = {.retry_count = 20, .retry_delay_ms = 10, .retry_jitter_ms = 100, .wait_ms = 0, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
@@ -429,7 +429,7 @@ static void test_retries(void)
     }
     /* extreme random values stay in range: all-0xff and all-0x00 */
     for (int b = 0; b < 2; b++) {
-        rl_opts o = {3, 7, 3, 0, 0.01};
+        rl_opts o = {.retry_count = 3, .retry_delay_ms = 7, .retry_jitter_ms = 3, .wait_ms = 0, .drift_factor = 0.01};
         fake_init(&F, 1);
         F.rnd.len = 1;
         F.rnd.bytes[0] = b ? 0xff : 0x00;
@@ -440,7 +440,7 @@ static void test_retries(void)
     }
     /* no jitter: the pause is the delay exactly, and no random bytes are spent on it */
     {
-        rl_opts o = {2, 30, 0, 0, 0.01};
+        rl_opts o = {.retry_count = 2, .retry_delay_ms = 30, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
@@ -460,7 +460,7 @@ static void hook_win_on_third(fake *f, const rl_cmd *cmd, int callno)
 static void test_retry_then_win(void)
 {
     rl_lock_info info;
-    rl_opts o = {5, 100, 0, 0, 0.01};
+    rl_opts o = {.retry_count = 5, .retry_delay_ms = 100, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
     fake_init(&F, 5);
     F.step_us = 1000;
     fake_set_all(F.set, 5, FO_NIL, 0, 0);
@@ -484,7 +484,7 @@ static void test_wait_deadline(void)
     rl_lock_info info;
     /* a free fan-out: the total is the wait, never more */
     {
-        rl_opts o = {0, 100, 50, 1000, 0.01};
+        rl_opts o = {.retry_count = 0, .retry_delay_ms = 100, .retry_jitter_ms = 50, .wait_ms = 1000, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         uint64_t start = F.clock.now;
@@ -500,7 +500,7 @@ static void test_wait_deadline(void)
     /* each fan-out costs 3 x 7 ms: sleeps still end by the deadline, no
      * attempt starts after it, and at most one attempt overruns it */
     {
-        rl_opts o = {0, 40, 30, 500, 0.01};
+        rl_opts o = {.retry_count = 0, .retry_delay_ms = 40, .retry_jitter_ms = 30, .wait_ms = 500, .drift_factor = 0.01};
         fake_init(&F, 3);
         F.step_us = 7000;
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
@@ -519,7 +519,7 @@ static void test_wait_deadline(void)
     }
     /* success inside the wait returns at once */
     {
-        rl_opts o = {0, 100, 0, 5000, 0.01};
+        rl_opts o = {.retry_count = 0, .retry_delay_ms = 100, .retry_jitter_ms = 0, .wait_ms = 5000, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         F.hook = hook_win_on_third;
@@ -529,7 +529,7 @@ static void test_wait_deadline(void)
     }
     /* wait takes precedence over retry_count */
     {
-        rl_opts o = {1, 100, 0, 1000, 0.01};
+        rl_opts o = {.retry_count = 1, .retry_delay_ms = 100, .retry_jitter_ms = 0, .wait_ms = 1000, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
@@ -1521,7 +1521,7 @@ static void test_net_basic(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info, info2;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     REQUIRE(tnet_open(&t, NNODES) == 0);
 
     CHECK_EQ(echo_all(&t, "hello", res), NNODES);
@@ -1601,7 +1601,7 @@ static void test_net_paused_node(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     const int P = 1;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_EQ(echo_all(&t, "warm", res), NNODES);
@@ -1689,7 +1689,7 @@ static void test_net_restart_reconnect(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     const int K = 0;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_EQ(echo_all(&t, "before", res), NNODES);
@@ -1726,7 +1726,7 @@ static void test_net_refused_backoff(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     const int D = 4;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_EQ(echo_all(&t, "before", res), NNODES);
@@ -1788,7 +1788,7 @@ static void net_auth_body(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     REQUIRE(admin_ok(A, "CONFIG SET requirepass %s", right));
     snprintf(g_node[A].pw, sizeof(g_node[A].pw), "%s", right);
 
@@ -1863,7 +1863,7 @@ static void test_net_select_db(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     REQUIRE(tnet_open_fmt(&t, 0, NNODES, "redis://127.0.0.1:%d/7") == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "db:k", 4, 10000, &o, &info, &call), RL_ACQUIRED);
     CHECK_EQ(echo_all(&t, "sync", res), NNODES);
@@ -1903,7 +1903,7 @@ static void test_net_script_flush(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "flush:k", 7, 10000, &o, &info, &call), RL_ACQUIRED);
     CHECK_EQ(echo_all(&t, "sync", res), NNODES);
@@ -1936,7 +1936,7 @@ static void test_net_unix_socket(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     char fmt[200], sock[128];
     node_sock_path(3, sock, sizeof(sock));
     snprintf(fmt, sizeof(fmt), "unix://%s", sock); /* no %d: the port is ignored */
@@ -2054,7 +2054,7 @@ static void test_net_late_noscript_release(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {0, 10, 5, 0, 0.01};
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
     const int P = 3;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "late:k", 6, 30000, &o, &info, &call), RL_ACQUIRED);
