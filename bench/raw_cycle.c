@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	rl_net net = {.conns = conns, .n = n, .clock = &rl_clock_monotonic};
 	rl_transport tp = {.fanout = rl_net_fanout, .ctx = &net};
 	rl_ctx ctx = {.tp = &tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = n};
-	rl_opts o = {.retry_count = .retry_count = 0, .retry_delay_ms = .retry_delay_ms = 200, .retry_jitter_ms = .retry_jitter_ms = 100, .wait_ms = .wait_ms = 0, .drift_factor = .drift_factor = 0.01};
+	rl_opts o = {.retry_count = 0, .retry_delay_ms = 200, .retry_jitter_ms = 100, .wait_ms = 0, .drift_factor = 0.01};
 	static rl_call call;
 	rl_lock_info info;
 	char key[RL_MAX_KEY];
