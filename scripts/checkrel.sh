@@ -116,7 +116,7 @@ if [ -f redlock.stub.php ] && [ -f redlock_arginfo.h ]; then
     want_hash=$(php -n -r 'echo sha1(str_replace("\r\n", "\n", file_get_contents("redlock.stub.php")));')
     have_hash=$(sed -n 's/.*Stub hash: \([0-9a-f]*\) \*.*/\1/p' redlock_arginfo.h | head -n1)
     [ "$want_hash" = "$have_hash" ] \
-        || problem "redlock_arginfo.h is stale (Stub hash ${have_hash:-none}, sha1(redlock.stub.php) $want_hash): bash ../shared/tools/gen-stub.sh redlock.stub.php"
+        || problem "redlock_arginfo.h is stale (Stub hash ${have_hash:-none}, sha1(redlock.stub.php) $want_hash): bash scripts/gen-stub.sh"
 fi
 
 if [ "$fail" -eq 0 ]; then

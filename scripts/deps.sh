@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh -- install every Debian package the build, the demo and the tests need (idempotent).
+# php-dev ships phpize and gen_stub.php, php-parser the parser gen_stub.php runs on
+# (scripts/gen-stub.sh).
 set -euo pipefail
 pkgs=(
   php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit

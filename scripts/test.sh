@@ -66,6 +66,8 @@ if grep -E "(redlock|rl_[a-z]+)\.c:[0-9]+:[0-9]+: warning" "$log_dir/build-exten
 else
   count compiler-warnings 1 0 0
 fi
+# redlock_arginfo.h is what gen_stub.php makes of redlock.stub.php (regenerated, compared)
+step arginfo-regen bash scripts/gen-stub.sh --check
 so="$root/modules/redlock.so"
 
 section "C unit tests (redlock_core, ASan+UBSan)"

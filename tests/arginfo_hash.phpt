@@ -14,7 +14,7 @@ if (!preg_match('/\* Stub hash: ([0-9a-f]+) \*/', $arginfo, $m)) {
     echo "redlock_arginfo.h has no 'Stub hash:' line\n";
 } elseif ($m[1] !== $want) {
     echo "redlock_arginfo.h is stale: Stub hash {$m[1]}, sha1(redlock.stub.php) $want\n",
-         "regenerate: bash ../shared/tools/gen-stub.sh redlock.stub.php\n";
+         "regenerate: bash scripts/gen-stub.sh\n";
 } else {
     echo "OK\n";
 }
