@@ -1,4 +1,4 @@
-/* php_redlock.h -- module entry, globals and shared declarations of the redlock extension. */
+/* php_redlock.h -- module entry, the list of options and the globals of the redlock extension. */
 #ifndef PHP_REDLOCK_H
 #define PHP_REDLOCK_H
 
@@ -11,20 +11,40 @@ extern zend_module_entry redlock_module_entry;
 #include "TSRM.h"
 #endif
 
+/* Every option, once. The globals, the INI entries redlock.<name> and their
+ * validators, the defaults and the options-array parser are all made from
+ * this list (redlock.c, redlock_options.c).
+ *   X(name, type, where, INI default, min, max)
+ *   type   LONG    an int in [min, max]
+ *          DOUBLE  a float in [min, max)
+ *          BOOL
+ *          STRING  at most max bytes, no NUL
+ *   where  CALL    constructor and per call (lock(), synchronized())
+ *          CTOR    constructor only (a \ValueError per call) */
+#define REDLOCK_OPTIONS(X)                                                   \
+    X(retry_count,     LONG,   CALL, "3",    0, REDLOCK_MAX_RETRY_COUNT)     \
+    X(retry_delay,     LONG,   CALL, "200",  0, INT_MAX)                     \
+    X(retry_jitter,    LONG,   CALL, "100",  0, INT_MAX)                     \
+    X(wait,            LONG,   CALL, "0",    0, INT_MAX)                     \
+    X(drift_factor,    DOUBLE, CALL, "0.01", 0, 1)                           \
+    X(connect_timeout, LONG,   CTOR, "50",   1, RL_TIMEOUT_MAX_MS)           \
+    X(timeout,         LONG,   CTOR, "50",   1, RL_TIMEOUT_MAX_MS)           \
+    X(persistent,      BOOL,   CTOR, "1",    0, 1)                           \
+    X(prefix,          STRING, CTOR, "",     0, REDLOCK_MAX_PREFIX)          \
+    X(fencing,         BOOL,   CALL, "0",    0, 1)                           \
+    X(auto_release,    BOOL,   CALL, "1",    0, 1)                           \
+    X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)
+
+/* C type of an option in the globals (the INI value) */
+#define REDLOCK_GLOBAL_TYPE_LONG zend_long
+#define REDLOCK_GLOBAL_TYPE_DOUBLE double
+#define REDLOCK_GLOBAL_TYPE_BOOL bool
+#define REDLOCK_GLOBAL_TYPE_STRING char *
+#define REDLOCK_OPTION_GLOBAL(name, type, where, ini, min, max) REDLOCK_GLOBAL_TYPE_##type name;
+
 ZEND_BEGIN_MODULE_GLOBALS(redlock)
     /* INI defaults of every option */
-    zend_long retry_count;
-    zend_long retry_delay;
-    zend_long retry_jitter;
-    zend_long wait;
-    double drift_factor;
-    zend_long connect_timeout;
-    zend_long timeout;
-    bool persistent;
-    char *prefix;
-    bool fencing;
-    bool auto_release;
-    bool throw_on_lost;
+    REDLOCK_OPTIONS(REDLOCK_OPTION_GLOBAL)
     /* connection pool of this worker: identity -> php_redlock_pooled* (persistent) */
     HashTable pool;
     /* process counters for stats() */

@@ -78,6 +78,27 @@ void rl_node_conf_free(rl_node_conf *conf);
 /* "host:port" or "unix:/path" into buf; returns length. */
 size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen);
 
+/* Limits of a node setting, one rule for both forms of a node: rl_uri_parse()
+ * applies them to a URI, the extension to a node given as an array. */
+#define RL_DEFAULT_PORT 6379
+#define RL_TIMEOUT_MAX_MS 60000 /* connect and round-trip timeouts: 1 ms ... 1 min */
+enum rl_node_field {
+    RL_FIELD_NONE = -1, /* no limit */
+    RL_FIELD_HOST,      /* length: 1 ... 255 bytes */
+    RL_FIELD_PORT,      /* 1 ... 65535 */
+    RL_FIELD_SOCKET,    /* absolute path, length 1 ... 107 bytes (sun_path less its NUL) */
+    RL_FIELD_DATABASE,  /* 0 ... 1000000 */
+    RL_FIELD_TIMEOUT,   /* connect_timeout_ms, timeout_ms: 1 ... RL_TIMEOUT_MAX_MS */
+    RL_FIELD_COUNT
+};
+typedef struct rl_limit {
+    long long min, max; /* a value for numbers, a length in bytes for strings */
+} rl_limit;
+extern const rl_limit rl_node_limits[RL_FIELD_COUNT];
+enum { RL_LIMIT_OK = 0, RL_LIMIT_RANGE, RL_LIMIT_RELATIVE /* a socket path not starting with '/' */ };
+/* Does a number (num) or a string (str, len) fit the limits of field? RL_LIMIT_*. */
+int rl_node_check(int field, long long num, const char *str, size_t len);
+
 /* ---- replies and per-node results of one fan-out ---- */
 enum rl_reply_type {
     RL_REPLY_NONE = 0,

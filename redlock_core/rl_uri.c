@@ -4,12 +4,33 @@
 #endif
 #include "rl.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_PORT 6379
-#define MAX_DATABASE 1000000
+const rl_limit rl_node_limits[RL_FIELD_COUNT] = {
+    [RL_FIELD_HOST] = {.min = 1, .max = 255},
+    [RL_FIELD_PORT] = {.min = 1, .max = 65535},
+    [RL_FIELD_SOCKET] = {.min = 1, .max = 107},
+    [RL_FIELD_DATABASE] = {.min = 0, .max = 1000000},
+    [RL_FIELD_TIMEOUT] = {.min = 1, .max = RL_TIMEOUT_MAX_MS},
+};
+
+int rl_node_check(int field, long long num, const char *str, size_t len)
+{
+    if (field < 0 || field >= RL_FIELD_COUNT) return RL_LIMIT_OK;
+    const rl_limit *l = &rl_node_limits[field];
+    switch (field) {
+    case RL_FIELD_SOCKET:
+        if (len == 0 || str[0] != '/') return RL_LIMIT_RELATIVE;
+        /* fall through */
+    case RL_FIELD_HOST:
+        return (long long)len < l->min || (long long)len > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
+    default:
+        return num < l->min || num > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
+    }
+}
 
 static char *dup_n(const char *s, size_t n)
 {
@@ -51,15 +72,15 @@ static char *pct_decode(const char *s, size_t n)
     return out;
 }
 
-static int parse_uint(const char *s, size_t n, long max, long *out)
+/* digits only, at most 10 of them */
+static int parse_uint(const char *s, size_t n, long long *out)
 {
-    long v = 0;
+    long long v = 0;
     if (n == 0 || n > 10) return -1;
     for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9') return -1;
         v = v * 10 + (s[i] - '0');
     }
-    if (v > max) return -1;
     *out = v;
     return 0;
 }
@@ -67,6 +88,17 @@ static int parse_uint(const char *s, size_t n, long max, long *out)
 static int fail(char *err, size_t errlen, const char *msg)
 {
     if (err && errlen) snprintf(err, errlen, "%s", msg);
+    return -1;
+}
+
+__attribute__((format(printf, 3, 4))) static int failf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    if (err && errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
     return -1;
 }
 
@@ -109,10 +141,12 @@ static int parse_hostport(const char *s, size_t n, rl_node_conf *conf, char *err
             if (!valid_host_char((unsigned char)s[i])) return fail(err, errlen, "invalid character in host");
     }
     if (hostlen == 0) return fail(err, errlen, "host is empty");
-    if (hostlen > 255) return fail(err, errlen, "host is longer than 255 bytes");
-    long p = DEFAULT_PORT;
-    if (port && parse_uint(port, portlen, 65535, &p) != 0) return fail(err, errlen, "port must be between 1 and 65535");
-    if (p < 1) return fail(err, errlen, "port must be between 1 and 65535");
+    if (rl_node_check(RL_FIELD_HOST, 0, host, hostlen) != RL_LIMIT_OK)
+        return failf(err, errlen, "host is longer than %lld bytes", rl_node_limits[RL_FIELD_HOST].max);
+    long long p = RL_DEFAULT_PORT;
+    if ((port && parse_uint(port, portlen, &p) != 0) || rl_node_check(RL_FIELD_PORT, p, NULL, 0) != RL_LIMIT_OK)
+        return failf(err, errlen, "port must be between %lld and %lld", rl_node_limits[RL_FIELD_PORT].min,
+                     rl_node_limits[RL_FIELD_PORT].max);
     conf->host = dup_n(host, hostlen);
     if (!conf->host) return fail(err, errlen, "out of memory");
     conf->port = (int)p;
@@ -131,8 +165,12 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
 
     if (len >= 7 && memcmp(s, "unix://", 7) == 0) {
         s += 7;
-        if (s == end || *s != '/') return fail(err, errlen, "unix socket path must be absolute (unix:///path)");
-        if ((size_t)(end - s) > 107) return fail(err, errlen, "unix socket path is too long");
+        switch (rl_node_check(RL_FIELD_SOCKET, 0, s, (size_t)(end - s))) {
+        case RL_LIMIT_RELATIVE:
+            return fail(err, errlen, "unix socket path must be absolute (unix:///path)");
+        case RL_LIMIT_RANGE:
+            return fail(err, errlen, "unix socket path is too long");
+        }
         c.socket = dup_n(s, (size_t)(end - s));
         if (!c.socket) return fail(err, errlen, "out of memory");
         *conf = c;
@@ -196,10 +234,12 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
         return -1;
     }
     if (slash && slash + 1 < end) {
-        long db;
-        if (parse_uint(slash + 1, (size_t)(end - slash - 1), MAX_DATABASE, &db) != 0) {
+        long long db;
+        if (parse_uint(slash + 1, (size_t)(end - slash - 1), &db) != 0 ||
+            rl_node_check(RL_FIELD_DATABASE, db, NULL, 0) != RL_LIMIT_OK) {
             rl_node_conf_free(&c);
-            return fail(err, errlen, "database must be a number between 0 and 1000000");
+            return failf(err, errlen, "database must be a number between %lld and %lld",
+                         rl_node_limits[RL_FIELD_DATABASE].min, rl_node_limits[RL_FIELD_DATABASE].max);
         }
         c.database = (int)db;
     }

@@ -1,0 +1,193 @@
+/* php_redlock_int.h -- what the files of the extension share: options, nodes, pool, groups, objects. */
+#ifndef PHP_REDLOCK_INT_H
+#define PHP_REDLOCK_INT_H
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <limits.h>
+
+#include "php.h"
+#include "php_ini.h"
+#include "zend_exceptions.h"
+
+#include "php_redlock.h"
+#include "redlock_core/rl.h"
+
+#define REDLOCK_MAX_RESOURCE 512
+#define REDLOCK_MAX_PREFIX 512
+#define REDLOCK_MAX_RETRY_COUNT 10000
+
+/* ---------- class entries (redlock.c registers them) ---------- */
+
+extern zend_class_entry *php_redlock_ce;
+extern zend_class_entry *php_redlock_lock_ce;
+extern zend_class_entry *php_redlock_exception_ce;
+extern zend_class_entry *php_redlock_quorum_ce;
+extern zend_class_entry *php_redlock_conflict_ce;
+extern zend_class_entry *php_redlock_lost_ce;
+
+/* ---------- options (redlock_options.c), made from REDLOCK_OPTIONS in php_redlock.h ---------- */
+
+#define REDLOCK_OPT_TYPE_LONG zend_long
+#define REDLOCK_OPT_TYPE_DOUBLE double
+#define REDLOCK_OPT_TYPE_BOOL bool
+#define REDLOCK_OPT_TYPE_STRING zend_string *
+
+/* The options of one RedLock or one call. */
+typedef struct php_redlock_opts {
+#define X(name, type, where, ini, min, max) REDLOCK_OPT_TYPE_##type name;
+    REDLOCK_OPTIONS(X)
+#undef X
+} php_redlock_opts;
+
+typedef enum php_redlock_opt_id {
+#define X(name, type, where, ini, min, max) REDLOCK_OPT_##name,
+    REDLOCK_OPTIONS(X)
+#undef X
+    REDLOCK_OPT_COUNT
+} php_redlock_opt_id;
+
+typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING } php_redlock_opt_type;
+
+/* where an option may be given: bits of php_redlock_opt_def.where */
+enum { REDLOCK_IN_CTOR = 1, REDLOCK_IN_CALL = 2 };
+#define REDLOCK_WHERE_CTOR REDLOCK_IN_CTOR
+#define REDLOCK_WHERE_CALL (REDLOCK_IN_CTOR | REDLOCK_IN_CALL)
+
+typedef struct php_redlock_opt_def {
+    const char *name;
+    php_redlock_opt_type type;
+    int where;     /* REDLOCK_IN_* bits */
+    size_t offset; /* in php_redlock_opts */
+    zend_long min, max;
+} php_redlock_opt_def;
+
+extern const php_redlock_opt_def php_redlock_opt_defs[REDLOCK_OPT_COUNT];
+
+/* The INI defaults (a fresh copy: free with php_redlock_opts_free). */
+void php_redlock_opts_from_ini(php_redlock_opts *o);
+/* o, plus an extra reference to what it owns (a per-call copy). */
+void php_redlock_opts_copy(php_redlock_opts *to, const php_redlock_opts *from);
+void php_redlock_opts_free(php_redlock_opts *o);
+/* Apply an options array over o; where is REDLOCK_IN_CTOR or REDLOCK_IN_CALL. Throws
+ * and returns FAILURE on bad input; the message names the option. */
+zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t argn, int where);
+
+/* INI validators, one per option type; mh_arg3 is the option's php_redlock_opt_def. */
+ZEND_INI_MH(php_redlock_ini_update_LONG);
+ZEND_INI_MH(php_redlock_ini_update_DOUBLE);
+ZEND_INI_MH(php_redlock_ini_update_BOOL);
+ZEND_INI_MH(php_redlock_ini_update_STRING);
+
+/* ---------- nodes, the connection pool and groups (redlock_nodes.c) ---------- */
+
+/* Every key of a node given as an array, once: X(key, type, rl_node_conf field, limit)
+ *   type   STRING          a string (no NUL)
+ *          STRING_OR_NULL  a string, or null for none
+ *          SECRET          a string, or null or "" for none
+ *          INT, BOOL
+ *   limit  the rl_node_check() field whose limits apply (redlock_core/rl_uri.c) */
+#define REDLOCK_NODE_KEYS(X)                                                 \
+    X(host,            STRING,         host,               RL_FIELD_HOST)    \
+    X(port,            INT,            port,               RL_FIELD_PORT)    \
+    X(socket,          STRING,         socket,             RL_FIELD_SOCKET)  \
+    X(timeout,         INT,            timeout_ms,         RL_FIELD_TIMEOUT) \
+    X(connect_timeout, INT,            connect_timeout_ms, RL_FIELD_TIMEOUT) \
+    X(user,            STRING_OR_NULL, user,               RL_FIELD_NONE)    \
+    X(password,        SECRET,         password,           RL_FIELD_NONE)    \
+    X(database,        INT,            database,           RL_FIELD_DATABASE) \
+    X(tls,             BOOL,           tls,                RL_FIELD_NONE)
+
+/* A connection of this worker, kept across requests (REDLOCK_G(pool)). */
+typedef struct php_redlock_pooled {
+    rl_conn *conn;
+    uint64_t last_request; /* checked once per request before reuse */
+    bool persistent;
+    char name[128];
+} php_redlock_pooled;
+
+void php_redlock_pooled_dtor(zval *zv);
+
+/* A group of nodes: shared by a RedLock and the locks it made. */
+typedef struct php_redlock_group {
+    uint32_t refcount;
+    int n;
+    php_redlock_opts opts;
+    int connect_timeout[RL_MAX_NODES], timeout[RL_MAX_NODES];
+    rl_node_conf conf[RL_MAX_NODES]; /* without passwords: for nodes() */
+    php_redlock_pooled *pooled[RL_MAX_NODES];
+    rl_conn *conns[RL_MAX_NODES];
+    rl_net net;
+    rl_transport tp;
+    rl_ctx ctx;
+} php_redlock_group;
+
+/* Parse the $nodes argument (argument 1 of the constructor) into g, with
+ * connections from the pool. Throws and returns FAILURE on bad input. */
+zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes);
+void php_redlock_group_release(php_redlock_group *g);
+/* Before each call on the group's nodes. */
+void php_redlock_group_prepare(php_redlock_group *g);
+/* A QuorumException naming the nodes that did not answer. */
+void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const char *what);
+
+/* ---------- class RedLock (redlock_class.c) ---------- */
+
+typedef struct php_redlock_obj {
+    php_redlock_group *g;
+    zend_object std;
+} php_redlock_obj;
+
+void php_redlock_class_init(zend_class_entry *ce);
+
+/* ---------- class RedLock\Lock and the held-lock list (redlock_lock.c) ---------- */
+
+/* Property slots of RedLock\Lock, in the order redlock.stub.php declares them. */
+#define REDLOCK_LOCK_PROPS(X) \
+    X(RESOURCE, resource)     \
+    X(TOKEN, token)           \
+    X(TTL, ttl)               \
+    X(FENCE, fence)
+
+typedef enum php_redlock_lock_prop {
+#define X(slot, name) REDLOCK_LOCK_PROP_##slot,
+    REDLOCK_LOCK_PROPS(X)
+#undef X
+} php_redlock_lock_prop;
+
+typedef struct php_redlock_lock_obj {
+    php_redlock_group *g;
+    zend_string *key; /* prefix . resource */
+    rl_lock_info info;
+    double drift_factor;
+    bool throw_on_lost;
+    bool released;
+    uint64_t fork_gen; /* a lock belongs to the process that acquired it */
+    uint64_t held_id;  /* entry in the request-end release list, 0 when none */
+    zend_object std;
+} php_redlock_lock_obj;
+
+static inline php_redlock_lock_obj *php_redlock_lock_from_obj(zend_object *o)
+{
+    return (php_redlock_lock_obj *)((char *)o - XtOffsetOf(php_redlock_lock_obj, std));
+}
+#define Z_REDLOCK_LOCK_P(zv) php_redlock_lock_from_obj(Z_OBJ_P(zv))
+#define REDLOCK_LOCK_PROP(l, slot) OBJ_PROP_NUM(&(l)->std, REDLOCK_LOCK_PROP_##slot)
+
+zend_result php_redlock_lock_class_init(zend_class_entry *ce);
+/* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g. */
+php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
+                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o);
+/* Release l's lock (release(), synchronized()); RL_* outcome. */
+int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call);
+/* Take l off the request-end release list. */
+void php_redlock_held_forget(php_redlock_lock_obj *l);
+/* Request start and end: the list of locks still held (auto_release). */
+void php_redlock_held_start(void);
+void php_redlock_held_release_all(void);
+/* The TTL argument of lock(), synchronized() and extend(): 1 ... INT32_MAX. */
+zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn);
+
+#endif

@@ -1,0 +1,326 @@
+/* redlock_class.c -- class RedLock: the constructor, lock(), synchronized(), isLocked(), quorum(), nodes(), stats(). */
+#include "php_redlock_int.h"
+
+static zend_object_handlers php_redlock_handlers;
+
+static inline php_redlock_obj *php_redlock_from_obj(zend_object *o)
+{
+    return (php_redlock_obj *)((char *)o - XtOffsetOf(php_redlock_obj, std));
+}
+#define Z_REDLOCK_P(zv) php_redlock_from_obj(Z_OBJ_P(zv))
+
+static zend_object *php_redlock_create(zend_class_entry *ce)
+{
+    php_redlock_obj *o = zend_object_alloc(sizeof(php_redlock_obj), ce);
+    zend_object_std_init(&o->std, ce);
+    object_properties_init(&o->std, ce);
+    o->std.handlers = &php_redlock_handlers;
+    return &o->std;
+}
+
+static void php_redlock_free(zend_object *obj)
+{
+    php_redlock_obj *o = php_redlock_from_obj(obj);
+    php_redlock_group_release(o->g);
+    o->g = NULL;
+    zend_object_std_dtor(obj);
+}
+
+void php_redlock_class_init(zend_class_entry *ce)
+{
+    ce->create_object = php_redlock_create;
+    memcpy(&php_redlock_handlers, zend_get_std_object_handlers(), sizeof(zend_object_handlers));
+    php_redlock_handlers.offset = XtOffsetOf(php_redlock_obj, std);
+    php_redlock_handlers.free_obj = php_redlock_free;
+    php_redlock_handlers.clone_obj = NULL;
+}
+
+/* ---------- arguments ---------- */
+
+static zend_result check_resource(zend_string *res, uint32_t argn)
+{
+    if (ZSTR_LEN(res) < 1 || ZSTR_LEN(res) > REDLOCK_MAX_RESOURCE) {
+        zend_argument_value_error(argn, "must be between 1 and %d bytes long", REDLOCK_MAX_RESOURCE);
+        return FAILURE;
+    }
+    if (memchr(ZSTR_VAL(res), '\0', ZSTR_LEN(res))) {
+        zend_argument_value_error(argn, "must not contain NUL bytes");
+        return FAILURE;
+    }
+    return SUCCESS;
+}
+
+zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn)
+{
+    if (ttl < 1 || ttl > INT32_MAX) {
+        zend_argument_value_error(argn, "must be between 1 and %d", INT32_MAX);
+        return FAILURE;
+    }
+    return SUCCESS;
+}
+
+static zend_string *make_key(php_redlock_group *g, zend_string *resource)
+{
+    return zend_string_concat2(ZSTR_VAL(g->opts.prefix), ZSTR_LEN(g->opts.prefix), ZSTR_VAL(resource),
+                               ZSTR_LEN(resource));
+}
+
+static php_redlock_group *this_group(zval *this_zv)
+{
+    php_redlock_obj *o = Z_REDLOCK_P(this_zv);
+    if (!o->g) zend_throw_error(NULL, "RedLock object is not initialized");
+    return o->g;
+}
+
+/* ---------- methods ---------- */
+
+PHP_METHOD(RedLock, __construct)
+{
+    HashTable *nodes, *options = NULL;
+    ZEND_PARSE_PARAMETERS_START(1, 2)
+        Z_PARAM_ARRAY_HT(nodes)
+        Z_PARAM_OPTIONAL
+        Z_PARAM_ARRAY_HT(options)
+    ZEND_PARSE_PARAMETERS_END();
+
+    php_redlock_obj *o = Z_REDLOCK_P(ZEND_THIS);
+    if (o->g) {
+        zend_throw_error(NULL, "RedLock object is already constructed");
+        RETURN_THROWS();
+    }
+    php_redlock_group *g = ecalloc(1, sizeof(*g));
+    g->refcount = 1;
+    php_redlock_opts_from_ini(&g->opts);
+    if ((options && php_redlock_opts_apply(&g->opts, options, 2, REDLOCK_IN_CTOR) != SUCCESS) ||
+        php_redlock_group_nodes(g, nodes) != SUCCESS) {
+        php_redlock_group_release(g);
+        RETURN_THROWS();
+    }
+    o->g = g;
+}
+
+static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource, zend_long ttl, HashTable *options,
+                                     uint32_t opt_argn, zval *out, bool *conflict)
+{
+    php_redlock_opts o;
+    rl_call call;
+    rl_lock_info info;
+    php_redlock_lock_obj *l = NULL;
+    *conflict = false;
+    php_redlock_opts_copy(&o, &g->opts);
+    if (options && php_redlock_opts_apply(&o, options, opt_argn, REDLOCK_IN_CALL) != SUCCESS) {
+        php_redlock_opts_free(&o);
+        return NULL;
+    }
+
+    rl_opts ro = {
+        .retry_count = (int)o.retry_count,
+        .retry_delay_ms = (int)o.retry_delay,
+        .retry_jitter_ms = (int)o.retry_jitter,
+        .wait_ms = (int)o.wait,
+        .drift_factor = o.drift_factor,
+    };
+    zend_string *key = make_key(g, resource);
+    php_redlock_group_prepare(g);
+    int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    if (r == RL_ACQUIRED) {
+        REDLOCK_G(acquired)++;
+        l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o);
+    } else {
+        if (r == RL_NO_QUORUM) {
+            REDLOCK_G(quorum_failures)++;
+            php_redlock_throw_quorum(g, &call, "lock");
+        } else if (r == RL_ERROR) {
+            zend_throw_exception(php_redlock_exception_ce,
+                                 "lock: internal error (out of memory or random source failed)", 0);
+        } else {
+            REDLOCK_G(conflicts)++;
+            *conflict = true;
+        }
+        zend_string_release(key);
+    }
+    php_redlock_opts_free(&o);
+    return l;
+}
+
+PHP_METHOD(RedLock, lock)
+{
+    zend_string *resource;
+    zend_long ttl;
+    HashTable *options = NULL;
+    bool conflict;
+    ZEND_PARSE_PARAMETERS_START(2, 3)
+        Z_PARAM_STR(resource)
+        Z_PARAM_LONG(ttl)
+        Z_PARAM_OPTIONAL
+        Z_PARAM_ARRAY_HT(options)
+    ZEND_PARSE_PARAMETERS_END();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
+    if (!do_lock(g, resource, ttl, options, 3, return_value, &conflict)) {
+        if (EG(exception)) RETURN_THROWS();
+        RETURN_NULL();
+    }
+}
+
+PHP_METHOD(RedLock, synchronized)
+{
+    zend_string *resource;
+    zend_long ttl;
+    zend_fcall_info fci;
+    zend_fcall_info_cache fcc;
+    HashTable *options = NULL;
+    bool conflict;
+    zval lock_zv, retval;
+    ZEND_PARSE_PARAMETERS_START(3, 4)
+        Z_PARAM_STR(resource)
+        Z_PARAM_LONG(ttl)
+        Z_PARAM_FUNC(fci, fcc)
+        Z_PARAM_OPTIONAL
+        Z_PARAM_ARRAY_HT(options)
+    ZEND_PARSE_PARAMETERS_END();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
+    php_redlock_lock_obj *l = do_lock(g, resource, ttl, options, 4, &lock_zv, &conflict);
+    if (!l) {
+        if (EG(exception)) RETURN_THROWS();
+        zend_throw_exception_ex(php_redlock_conflict_ce, 0, "synchronized: could not acquire the lock on \"%s\"",
+                                ZSTR_VAL(resource));
+        RETURN_THROWS();
+    }
+    ZVAL_UNDEF(&retval);
+    fci.retval = &retval;
+    fci.param_count = 1;
+    fci.params = &lock_zv;
+    zend_call_function(&fci, &fcc);
+
+    /* always release, also when $fn threw; a release failure does not hide $fn's exception */
+    if (!l->released && l->fork_gen == rl_fork_generation()) {
+        rl_call call;
+        zend_object *pending = EG(exception);
+        l->released = true;
+        int r = php_redlock_lock_release(l, &call);
+        if (r != RL_NO_QUORUM) php_redlock_held_forget(l);
+        if (r != RL_RELEASED && l->throw_on_lost && !pending) {
+            zend_throw_exception_ex(php_redlock_lost_ce, 0, "synchronized: the lock on \"%s\" was lost before release",
+                                    ZSTR_VAL(resource));
+        }
+    }
+    zval_ptr_dtor(&lock_zv);
+    if (EG(exception)) {
+        zval_ptr_dtor(&retval);
+        RETURN_THROWS();
+    }
+    if (Z_TYPE(retval) == IS_UNDEF) RETURN_NULL();
+    RETURN_COPY_VALUE(&retval);
+}
+
+PHP_METHOD(RedLock, isLocked)
+{
+    zend_string *resource;
+    rl_call call;
+    ZEND_PARSE_PARAMETERS_START(1, 1)
+        Z_PARAM_STR(resource)
+    ZEND_PARSE_PARAMETERS_END();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
+    zend_string *key = make_key(g, resource);
+    php_redlock_group_prepare(g);
+    int r = rl_is_locked(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &call);
+    zend_string_release(key);
+    if (r == RL_NO_QUORUM || r == RL_ERROR) {
+        REDLOCK_G(quorum_failures)++;
+        php_redlock_throw_quorum(g, &call, "isLocked");
+        RETURN_THROWS();
+    }
+    RETURN_BOOL(r == RL_YES);
+}
+
+PHP_METHOD(RedLock, quorum)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g) RETURN_THROWS();
+    RETURN_LONG(rl_quorum(g->n));
+}
+
+PHP_METHOD(RedLock, nodes)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g) RETURN_THROWS();
+    array_init_size(return_value, g->n);
+    for (int i = 0; i < g->n; i++) {
+        rl_node_conf *c = &g->conf[i];
+        zval node;
+        array_init(&node);
+        add_assoc_string(&node, "name", g->pooled[i]->name);
+        if (c->host) add_assoc_string(&node, "host", c->host); else add_assoc_null(&node, "host");
+        if (c->socket) add_assoc_null(&node, "port"); else add_assoc_long(&node, "port", c->port);
+        if (c->socket) add_assoc_string(&node, "socket", c->socket); else add_assoc_null(&node, "socket");
+        add_assoc_long(&node, "database", c->database);
+        if (c->user) add_assoc_string(&node, "user", c->user); else add_assoc_null(&node, "user");
+        add_assoc_bool(&node, "tls", c->tls);
+        add_next_index_zval(return_value, &node);
+    }
+}
+
+typedef struct node_agg {
+    const char *name;
+    rl_node_stats st;
+} node_agg;
+
+PHP_METHOD(RedLock, stats)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g) RETURN_THROWS();
+    zval nodes;
+    array_init(return_value);
+    add_assoc_long(return_value, "acquired", REDLOCK_G(acquired));
+    add_assoc_long(return_value, "conflicts", REDLOCK_G(conflicts));
+    add_assoc_long(return_value, "quorum_failures", REDLOCK_G(quorum_failures));
+    add_assoc_long(return_value, "released", REDLOCK_G(released));
+    add_assoc_long(return_value, "extended", REDLOCK_G(extended));
+
+    /* every connection of this worker, merged by node name (a server may
+     * have several: another database, user or persistence setting) */
+    uint32_t cap = zend_hash_num_elements(&REDLOCK_G(pool)), na = 0;
+    node_agg *agg = safe_emalloc(cap ? cap : 1, sizeof(*agg), 0);
+    php_redlock_pooled *p;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
+        const rl_node_stats *st = rl_conn_stats(p->conn);
+        node_agg *a = NULL;
+        for (uint32_t i = 0; i < na; i++)
+            if (strcmp(agg[i].name, p->name) == 0) a = &agg[i];
+        if (!a) {
+            a = &agg[na++];
+            *a = (node_agg){.name = p->name};
+        }
+        a->st.ok += st->ok;
+        a->st.errors += st->errors;
+        a->st.timeouts += st->timeouts;
+        a->st.skipped += st->skipped;
+        if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
+        rl_latency_merge(&a->st.lat, &st->lat);
+    } ZEND_HASH_FOREACH_END();
+
+    array_init_size(&nodes, na);
+    for (uint32_t i = 0; i < na; i++) {
+        node_agg *a = &agg[i];
+        zval node, latz;
+        array_init(&node);
+        add_assoc_long(&node, "ok", (zend_long)a->st.ok);
+        add_assoc_long(&node, "errors", (zend_long)a->st.errors);
+        add_assoc_long(&node, "timeouts", (zend_long)a->st.timeouts);
+        if (a->st.last_error[0]) add_assoc_string(&node, "last_error", a->st.last_error); else add_assoc_null(&node, "last_error");
+        array_init(&latz);
+        add_assoc_long(&latz, "p50", (zend_long)rl_latency_percentile(&a->st.lat, 0.50));
+        add_assoc_long(&latz, "p99", (zend_long)rl_latency_percentile(&a->st.lat, 0.99));
+        add_assoc_long(&latz, "max", (zend_long)a->st.lat.max_us);
+        add_assoc_zval(&node, "latency_us", &latz);
+        add_assoc_zval(&nodes, a->name, &node);
+    }
+    efree(agg);
+    add_assoc_zval(return_value, "nodes", &nodes);
+}

@@ -1,0 +1,225 @@
+/* redlock_lock.c -- class RedLock\Lock, and the list of locks released at request end (auto_release). */
+#include "php_redlock_int.h"
+
+static zend_object_handlers php_redlock_lock_handlers;
+
+static zend_object *php_redlock_lock_create(zend_class_entry *ce)
+{
+    php_redlock_lock_obj *l = zend_object_alloc(sizeof(php_redlock_lock_obj), ce);
+    zend_object_std_init(&l->std, ce);
+    object_properties_init(&l->std, ce);
+    l->std.handlers = &php_redlock_lock_handlers;
+    return &l->std;
+}
+
+/* Never releases the lock: `if (!$rl->lock('cron:x', 60000)) exit;` must keep it. */
+static void php_redlock_lock_free(zend_object *obj)
+{
+    php_redlock_lock_obj *l = php_redlock_lock_from_obj(obj);
+    php_redlock_group_release(l->g);
+    if (l->key) zend_string_release(l->key);
+    zend_object_std_dtor(obj);
+}
+
+static zend_function *php_redlock_lock_get_constructor(zend_object *obj)
+{
+    zend_throw_error(NULL, "Cannot directly construct RedLock\\Lock, use RedLock::lock()");
+    return NULL;
+}
+
+zend_result php_redlock_lock_class_init(zend_class_entry *ce)
+{
+    ce->create_object = php_redlock_lock_create;
+    memcpy(&php_redlock_lock_handlers, zend_get_std_object_handlers(), sizeof(zend_object_handlers));
+    php_redlock_lock_handlers.offset = XtOffsetOf(php_redlock_lock_obj, std);
+    php_redlock_lock_handlers.free_obj = php_redlock_lock_free;
+    php_redlock_lock_handlers.clone_obj = NULL;
+    php_redlock_lock_handlers.get_constructor = php_redlock_lock_get_constructor;
+
+    /* the slots are named in php_redlock_int.h: they must be where the stub declares them */
+#define X(slot, name)                                                                                          \
+    {                                                                                                          \
+        zend_property_info *pi = zend_hash_str_find_ptr(&ce->properties_info, #name, sizeof(#name) - 1);       \
+        if (!pi || pi->offset != OBJ_PROP_TO_OFFSET(REDLOCK_LOCK_PROP_##slot)) {                               \
+            zend_error(E_CORE_WARNING, "redlock: RedLock\\Lock::$%s is not in property slot %d", #name,          \
+                       REDLOCK_LOCK_PROP_##slot);                                                              \
+            return FAILURE;                                                                                    \
+        }                                                                                                      \
+    }
+    REDLOCK_LOCK_PROPS(X)
+#undef X
+    return SUCCESS;
+}
+
+/* ---------- the locks to release at request end ---------- */
+
+/* A lock still held at request end (auto_release): independent of its object. */
+typedef struct php_redlock_held {
+    php_redlock_group *g;
+    zend_string *key;
+    char token[RL_TOKEN_LEN + 1];
+    uint64_t fork_gen;
+} php_redlock_held;
+
+static void held_dtor(zval *zv)
+{
+    php_redlock_held *h = Z_PTR_P(zv);
+    php_redlock_group_release(h->g);
+    zend_string_release(h->key);
+    efree(h);
+}
+
+void php_redlock_held_forget(php_redlock_lock_obj *l)
+{
+    if (l->held_id && REDLOCK_G(held_active)) zend_hash_index_del(&REDLOCK_G(held), l->held_id);
+    l->held_id = 0;
+}
+
+static void held_add(php_redlock_lock_obj *l)
+{
+    php_redlock_held *h = emalloc(sizeof(*h));
+    *h = (php_redlock_held){.g = l->g, .key = zend_string_copy(l->key), .fork_gen = l->fork_gen};
+    l->g->refcount++;
+    memcpy(h->token, l->info.token, sizeof(h->token));
+    l->held_id = ++REDLOCK_G(next_held_id);
+    zend_hash_index_add_new_ptr(&REDLOCK_G(held), l->held_id, h);
+}
+
+/* Every release (release(), synchronized(), request end) goes through here. */
+static int release_token(php_redlock_group *g, zend_string *key, const char *token, rl_call *call)
+{
+    php_redlock_group_prepare(g);
+    int r = rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), token, call);
+    if (r == RL_RELEASED) REDLOCK_G(released)++;
+    return r;
+}
+
+int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call)
+{
+    return release_token(l->g, l->key, l->info.token, call);
+}
+
+void php_redlock_held_start(void)
+{
+    zend_hash_init(&REDLOCK_G(held), 8, NULL, held_dtor, 0);
+    REDLOCK_G(held_active) = true;
+}
+
+void php_redlock_held_release_all(void)
+{
+    php_redlock_held *h;
+    uint64_t gen = rl_fork_generation();
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(held), h) {
+        if (h->fork_gen != gen) continue; /* the parent's lock, not this process' */
+        release_token(h->g, h->key, h->token, NULL);
+    } ZEND_HASH_FOREACH_END();
+    REDLOCK_G(held_active) = false;
+    zend_hash_destroy(&REDLOCK_G(held));
+}
+
+/* ---------- a new lock ---------- */
+
+php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
+                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o)
+{
+    object_init_ex(out, php_redlock_lock_ce);
+    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
+    l->g = g;
+    g->refcount++;
+    l->key = key;
+    l->info = *info;
+    l->drift_factor = o->drift_factor;
+    l->throw_on_lost = o->throw_on_lost;
+    l->fork_gen = rl_fork_generation();
+    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
+    ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, RL_TOKEN_LEN);
+    ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
+    ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
+
+    if (o->auto_release && REDLOCK_G(held_active)) held_add(l);
+    return l;
+}
+
+/* ---------- methods ---------- */
+
+static bool lock_is_ours(php_redlock_lock_obj *l)
+{
+    /* a forked child inherits the object, not the lock */
+    return l->g && l->fork_gen == rl_fork_generation();
+}
+
+PHP_METHOD(RedLock_Lock, release)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(ZEND_THIS);
+    rl_call call;
+    if (!lock_is_ours(l)) RETURN_FALSE;
+    l->released = true;
+    int r = php_redlock_lock_release(l, &call);
+    /* with no quorum reachable the request-end release may still succeed */
+    if (r != RL_NO_QUORUM) php_redlock_held_forget(l);
+    if (r == RL_RELEASED) RETURN_TRUE;
+    if (l->throw_on_lost && r == RL_LOST) {
+        zend_throw_exception_ex(php_redlock_lost_ce, 0, "release: the lock on \"%s\" was already gone (expired or taken)",
+                                Z_STRVAL_P(REDLOCK_LOCK_PROP(l, RESOURCE)));
+        RETURN_THROWS();
+    }
+    RETURN_FALSE;
+}
+
+PHP_METHOD(RedLock_Lock, extend)
+{
+    zend_long ttl;
+    rl_call call;
+    rl_lock_info info;
+    ZEND_PARSE_PARAMETERS_START(1, 1)
+        Z_PARAM_LONG(ttl)
+    ZEND_PARSE_PARAMETERS_END();
+    if (php_redlock_check_ttl(ttl, 1) != SUCCESS) RETURN_THROWS();
+    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(ZEND_THIS);
+    if (!lock_is_ours(l)) RETURN_FALSE;
+    int r = RL_LOST;
+    if (!l->released) {
+        info = l->info;
+        php_redlock_group_prepare(l->g);
+        r = rl_extend(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, (int)ttl, l->drift_factor, &info,
+                      &call);
+    }
+    if (r == RL_EXTENDED) {
+        l->info = info;
+        ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
+        REDLOCK_G(extended)++;
+        RETURN_TRUE;
+    }
+    if (l->throw_on_lost && r == RL_LOST) {
+        zend_throw_exception_ex(php_redlock_lost_ce, 0, "extend: the lock on \"%s\" is %s",
+                                Z_STRVAL_P(REDLOCK_LOCK_PROP(l, RESOURCE)),
+                                l->released ? "released" : "gone (expired or taken)");
+        RETURN_THROWS();
+    }
+    RETURN_FALSE;
+}
+
+static zend_long lock_remaining(php_redlock_lock_obj *l)
+{
+    if (l->released) return 0;
+    return (zend_long)rl_remaining_ms(&l->info, rl_clock_monotonic.now_us(NULL));
+}
+
+PHP_METHOD(RedLock_Lock, isValid)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    RETURN_BOOL(lock_remaining(Z_REDLOCK_LOCK_P(ZEND_THIS)) > 0);
+}
+
+PHP_METHOD(RedLock_Lock, remaining)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    RETURN_LONG(lock_remaining(Z_REDLOCK_LOCK_P(ZEND_THIS)));
+}
+
+PHP_METHOD(RedLock_Lock, isReleased)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    RETURN_BOOL(Z_REDLOCK_LOCK_P(ZEND_THIS)->released);
+}

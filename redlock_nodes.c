@@ -1,0 +1,331 @@
+/* redlock_nodes.c -- the $nodes argument, the connection pool of this worker, groups of nodes. */
+#include "php_redlock_int.h"
+
+#include "ext/standard/md5.h"
+#include "ext/standard/sha1.h"
+#include "zend_smart_str.h"
+
+/* ---------- the connection pool of this worker ---------- */
+
+void php_redlock_pooled_dtor(zval *zv)
+{
+    php_redlock_pooled *p = Z_PTR_P(zv);
+    rl_conn_free(p->conn);
+    free(p);
+}
+
+static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent)
+{
+    if (c->socket) {
+        smart_str_appends(s, "unix:");
+        smart_str_appends(s, c->socket);
+    } else {
+        smart_str_appends(s, "tcp:");
+        smart_str_appends(s, c->host);
+        smart_str_appendc(s, ':');
+        smart_str_append_long(s, c->port);
+    }
+    smart_str_appends(s, "|db=");
+    smart_str_append_long(s, c->database);
+    smart_str_appends(s, "|user=");
+    if (c->user) smart_str_appends(s, c->user);
+    smart_str_appends(s, "|pw=");
+    if (c->password) {
+        /* the pool key holds a hash of the password, never the password */
+        PHP_SHA1_CTX ctx;
+        unsigned char digest[20];
+        char hex[41];
+        PHP_SHA1Init(&ctx);
+        PHP_SHA1Update(&ctx, (const unsigned char *)c->password, strlen(c->password));
+        PHP_SHA1Final(digest, &ctx);
+        make_digest_ex(hex, digest, 20);
+        smart_str_appendl(s, hex, 40);
+    }
+    smart_str_appends(s, c->tls ? "|tls" : "|plain");
+    smart_str_appends(s, persistent ? "|p" : "|np");
+    smart_str_0(s);
+}
+
+static php_redlock_pooled *pool_get(const rl_node_conf *conf, bool persistent)
+{
+    smart_str key = {0};
+    pool_identity(&key, conf, persistent);
+    /* str variants: the persistent table makes its own persistent key copy */
+    php_redlock_pooled *p = zend_hash_str_find_ptr(&REDLOCK_G(pool), ZSTR_VAL(key.s), ZSTR_LEN(key.s));
+    if (!p) {
+        p = calloc(1, sizeof(*p));
+        if (p) p->conn = rl_conn_new(conf);
+        if (!p || !p->conn) {
+            free(p);
+            smart_str_free(&key);
+            return NULL;
+        }
+        p->persistent = persistent;
+        rl_node_conf_name(conf, p->name, sizeof(p->name));
+        zend_hash_str_add_new_ptr(&REDLOCK_G(pool), ZSTR_VAL(key.s), ZSTR_LEN(key.s), p);
+    }
+    smart_str_free(&key);
+    return p;
+}
+
+/* ---------- a group of nodes: shared by a RedLock and the locks it made ---------- */
+
+void php_redlock_group_release(php_redlock_group *g)
+{
+    if (!g || --g->refcount > 0) return;
+    for (int i = 0; i < g->n; i++) rl_node_conf_free(&g->conf[i]);
+    php_redlock_opts_free(&g->opts);
+    efree(g);
+}
+
+/* Before each call: pooled connections get the caller's timeouts, and a
+ * connection reused from an earlier request is checked once (EOF, stray
+ * bytes) so a Redis restart between requests costs only a reconnect. */
+void php_redlock_group_prepare(php_redlock_group *g)
+{
+    uint64_t req = REDLOCK_G(request_id);
+    for (int i = 0; i < g->n; i++) {
+        php_redlock_pooled *p = g->pooled[i];
+        rl_conn_set_timeouts(p->conn, g->connect_timeout[i], g->timeout[i]);
+        if (p->last_request != req) {
+            p->last_request = req;
+            rl_conn_check(p->conn);
+        }
+    }
+}
+
+/* ---------- node parsing ---------- */
+
+typedef enum { NODE_STRING, NODE_STRING_OR_NULL, NODE_SECRET, NODE_INT, NODE_BOOL } node_key_type;
+
+typedef struct node_key {
+    const char *name;
+    node_key_type type;
+    size_t offset; /* in rl_node_conf: char * for strings, int for INT and BOOL */
+    int limit;     /* enum rl_node_field */
+} node_key;
+
+static const node_key node_keys[] = {
+#define X(k, t, field, lim) {.name = #k, .type = NODE_##t, .offset = offsetof(rl_node_conf, field), .limit = (lim)},
+    REDLOCK_NODE_KEYS(X)
+#undef X
+};
+
+#define NODE_ERR(fmt, ...)                                                                                     \
+    do {                                                                                                       \
+        if (key)                                                                                               \
+            zend_argument_value_error(1, "entry \"%s\": " fmt, ZSTR_VAL(key), ##__VA_ARGS__);                  \
+        else                                                                                                   \
+            zend_argument_value_error(1, "entry " ZEND_ULONG_FMT ": " fmt, idx, ##__VA_ARGS__);                \
+    } while (0)
+#define NODE_TYPE_ERR(fmt, ...)                                                                                \
+    do {                                                                                                       \
+        if (key)                                                                                               \
+            zend_argument_type_error(1, "entry \"%s\": " fmt, ZSTR_VAL(key), ##__VA_ARGS__);                   \
+        else                                                                                                   \
+            zend_argument_type_error(1, "entry " ZEND_ULONG_FMT ": " fmt, idx, ##__VA_ARGS__);                 \
+    } while (0)
+
+static const node_key *node_key_find(zend_string *k)
+{
+    for (size_t i = 0; i < sizeof(node_keys) / sizeof(node_keys[0]); i++)
+        if (zend_string_equals_cstr(k, node_keys[i].name, strlen(node_keys[i].name))) return &node_keys[i];
+    return NULL;
+}
+
+/* "host, port, ..." for the message about a key that is not a string */
+static void node_key_names(smart_str *s)
+{
+    for (size_t i = 0; i < sizeof(node_keys) / sizeof(node_keys[0]); i++) {
+        if (i) smart_str_appends(s, ", ");
+        smart_str_appends(s, node_keys[i].name);
+    }
+    smart_str_0(s);
+}
+
+static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong idx, rl_node_conf *c)
+{
+    zend_string *k;
+    zval *v;
+    ZEND_HASH_FOREACH_STR_KEY_VAL(ht, k, v) {
+        const node_key *nk = k ? node_key_find(k) : NULL;
+        if (!nk) {
+            if (k) {
+                NODE_ERR("unknown key \"%s\"", ZSTR_VAL(k));
+            } else {
+                smart_str names = {0};
+                node_key_names(&names);
+                NODE_ERR("keys must be strings (%s)", ZSTR_VAL(names.s));
+                smart_str_free(&names);
+            }
+            return FAILURE;
+        }
+        const char *f = nk->name;
+        const rl_limit *lim = nk->limit >= 0 ? &rl_node_limits[nk->limit] : NULL;
+        ZVAL_DEREF(v);
+        switch (nk->type) {
+        case NODE_STRING:
+        case NODE_STRING_OR_NULL:
+        case NODE_SECRET: {
+            char **field = (char **)((char *)c + nk->offset);
+            if (Z_TYPE_P(v) == IS_NULL && nk->type != NODE_STRING) break;
+            if (Z_TYPE_P(v) != IS_STRING) {
+                NODE_TYPE_ERR("\"%s\" must be of type string, %s given", f, zend_zval_type_name(v));
+                return FAILURE;
+            }
+            if (memchr(Z_STRVAL_P(v), '\0', Z_STRLEN_P(v))) {
+                NODE_ERR("\"%s\" must not contain NUL bytes", f);
+                return FAILURE;
+            }
+            if (rl_node_check(nk->limit, 0, Z_STRVAL_P(v), Z_STRLEN_P(v)) != RL_LIMIT_OK) {
+                if (nk->limit == RL_FIELD_SOCKET)
+                    NODE_ERR("\"%s\" must be an absolute path of at most %lld bytes", f, lim->max);
+                else
+                    NODE_ERR("\"%s\" must be between %lld and %lld bytes", f, lim->min, lim->max);
+                return FAILURE;
+            }
+            free(*field);
+            *field = nk->type == NODE_SECRET && Z_STRLEN_P(v) == 0 ? NULL : strndup(Z_STRVAL_P(v), Z_STRLEN_P(v));
+            break;
+        }
+        case NODE_INT:
+            if (Z_TYPE_P(v) != IS_LONG) {
+                NODE_TYPE_ERR("\"%s\" must be of type int, %s given", f, zend_zval_type_name(v));
+                return FAILURE;
+            }
+            if (rl_node_check(nk->limit, Z_LVAL_P(v), NULL, 0) != RL_LIMIT_OK) {
+                NODE_ERR("\"%s\" must be between %lld and %lld", f, lim->min, lim->max);
+                return FAILURE;
+            }
+            *(int *)((char *)c + nk->offset) = (int)Z_LVAL_P(v);
+            break;
+        case NODE_BOOL:
+            if (Z_TYPE_P(v) != IS_TRUE && Z_TYPE_P(v) != IS_FALSE) {
+                NODE_TYPE_ERR("\"%s\" must be of type bool, %s given", f, zend_zval_type_name(v));
+                return FAILURE;
+            }
+            *(int *)((char *)c + nk->offset) = Z_TYPE_P(v) == IS_TRUE;
+            break;
+        }
+    } ZEND_HASH_FOREACH_END();
+    if (!c->host && !c->socket) {
+        NODE_ERR("\"host\" or \"socket\" is required");
+        return FAILURE;
+    }
+    if (c->host && c->socket) {
+        NODE_ERR("\"host\" and \"socket\" cannot both be given");
+        return FAILURE;
+    }
+    if (c->socket && c->port) {
+        NODE_ERR("\"port\" cannot be given with \"socket\"");
+        return FAILURE;
+    }
+    if (c->host && !c->port) c->port = RL_DEFAULT_PORT;
+    if (c->password == NULL && c->user) {
+        NODE_ERR("\"user\" needs a \"password\"");
+        return FAILURE;
+    }
+    return SUCCESS;
+}
+
+static bool same_server(const rl_node_conf *a, const rl_node_conf *b)
+{
+    /* one Redis server counted twice would forge a quorum: the database
+     * or user does not make it another node */
+    if (a->socket || b->socket) return a->socket && b->socket && strcmp(a->socket, b->socket) == 0;
+    return a->port == b->port && strcasecmp(a->host, b->host) == 0;
+}
+
+zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
+{
+    zend_string *key;
+    zend_ulong idx;
+    zval *v;
+    int n = zend_hash_num_elements(nodes);
+    if (n == 0) {
+        zend_argument_value_error(1, "must not be empty");
+        return FAILURE;
+    }
+    if (n > RL_MAX_NODES) {
+        zend_argument_value_error(1, "must have at most %d nodes", RL_MAX_NODES);
+        return FAILURE;
+    }
+    ZEND_HASH_FOREACH_KEY_VAL(nodes, idx, key, v) {
+        rl_node_conf *c = &g->conf[g->n];
+        *c = (rl_node_conf){
+            .connect_timeout_ms = (int)g->opts.connect_timeout,
+            .timeout_ms = (int)g->opts.timeout,
+        };
+        g->n++; /* counted before parsing so a failure frees it */
+        ZVAL_DEREF(v);
+        if (Z_TYPE_P(v) == IS_STRING) {
+            char err[160];
+            if (rl_uri_parse(Z_STRVAL_P(v), Z_STRLEN_P(v), c, err, sizeof(err)) != 0) {
+                NODE_ERR("invalid node URI: %s", err);
+                return FAILURE;
+            }
+        } else if (Z_TYPE_P(v) == IS_ARRAY) {
+            if (node_from_array(Z_ARRVAL_P(v), key, idx, c) != SUCCESS) return FAILURE;
+        } else {
+            NODE_TYPE_ERR("must be of type string|array, %s given", zend_zval_type_name(v));
+            return FAILURE;
+        }
+        if (c->tls) {
+            NODE_ERR("TLS (rediss:// or \"tls\") is not available in this version");
+            return FAILURE;
+        }
+        for (int j = 0; j < g->n - 1; j++) {
+            if (same_server(&g->conf[j], c)) {
+                char name[128];
+                rl_node_conf_name(c, name, sizeof(name));
+                NODE_ERR("duplicate node %s (the same server may appear only once)", name);
+                return FAILURE;
+            }
+        }
+    } ZEND_HASH_FOREACH_END();
+
+    for (int i = 0; i < g->n; i++) {
+        rl_node_conf *c = &g->conf[i];
+        g->connect_timeout[i] = c->connect_timeout_ms;
+        g->timeout[i] = c->timeout_ms;
+        g->pooled[i] = pool_get(c, g->opts.persistent);
+        if (!g->pooled[i]) {
+            zend_throw_error(NULL, "out of memory");
+            return FAILURE;
+        }
+        g->conns[i] = g->pooled[i]->conn;
+        /* the group keeps node descriptions for nodes(); the secret lives
+         * only in the pooled connection */
+        if (c->password) {
+            memset(c->password, 0, strlen(c->password));
+            free(c->password);
+            c->password = NULL;
+        }
+    }
+    g->net = (rl_net){.conns = g->conns, .n = g->n, .clock = &rl_clock_monotonic};
+    g->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &g->net};
+    g->ctx = (rl_ctx){.tp = &g->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = g->n};
+    return SUCCESS;
+}
+
+/* ---------- failures as exceptions ---------- */
+
+void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const char *what)
+{
+    smart_str s = {0};
+    int q = rl_quorum(g->n);
+    smart_str_append_printf(&s, "%s: could not reach a quorum (%d of %d nodes needed, %d answered)", what, q, g->n,
+                            call->answered);
+    const char *sep = ": ";
+    for (int i = 0; i < g->n; i++) {
+        if (call->res[i].state == RL_ANSWERED) continue;
+        smart_str_appends(&s, sep);
+        smart_str_appends(&s, g->pooled[i]->name);
+        smart_str_appends(&s, " ");
+        smart_str_appends(&s, call->res[i].state == RL_FAILED ? call->res[i].reason : "no answer yet");
+        sep = "; ";
+    }
+    smart_str_0(&s);
+    zend_throw_exception(php_redlock_quorum_ce, ZSTR_VAL(s.s), 0);
+    smart_str_free(&s);
+}
