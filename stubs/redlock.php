@@ -5,7 +5,7 @@
  *
  * Never include this file at run time: the classes come from the extension.
  * Names, parameters, types, defaults and flags mirror redlock.stub.php and
- * the API reference in README.md exactly; tests/reflection_stub.phpt compares this file
+ * the API reference in README.md exactly; tests/api/reflection_stub.phpt compares this file
  * with the loaded extension through Reflection, so keep them in step.
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
