@@ -3,8 +3,15 @@
 #
 # Usage: tests/nodes.sh start [N] | stop | kill I | pause I | resume I |
 #                       restart I | status | env
+#        tests/nodes.sh run PORT DIR NAME
 # I is a 1-based node index, or "aux" for the auxiliary node (counters for
 # torture tests; never a lock node).
+#
+# The one launcher of every suite: the .phpt suite, PHPUnit (tests/fpm), the
+# torture test and the benchmark use start/stop/...; the C unit tests
+# (redlock_core/tests/unit_tests.c), which own their servers as child
+# processes, use `run`: it execs one redis-server in the foreground (same pid)
+# with the same command line, files DIR/NAME.{log,sock,rdb}.
 #
 # State lives in $REDLOCK_NODES_DIR (default /tmp/redlock-nodes):
 #   nodeI.port nodeI.pid nodeI.log nodeI.sock  per node
@@ -29,7 +36,7 @@ WAIT_TENTHS=50        # 5 s to answer PING after start
 die() { echo "nodes.sh: $*" >&2; exit 1; }
 
 usage() {
-    echo "usage: $0 start [N] | stop | kill I | pause I | resume I | restart I | status | env" >&2
+    echo "usage: $0 start [N] | stop | kill I | pause I | resume I | restart I | status | env | run PORT DIR NAME" >&2
     exit 1
 }
 
@@ -61,6 +68,18 @@ is_redis_pid() {
     st=$(proc_state "$pid")
     [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] || return 1
     tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'redis-server'
+}
+
+# The redis-server command line of every test node: NAME on 127.0.0.1:PORT, no
+# persistence, its files in DIR (sets REDIS_ARGS).
+redis_args() { # port dir name
+    local port=$1 dir=$2 name=$3
+    REDIS_ARGS=(--port "$port" --bind 127.0.0.1 --save "" --appendonly no --protected-mode no
+                --dir "$dir" --dbfilename "$name.rdb" --logfile "$dir/$name.log")
+    # unix socket too (optional, tests use it when present); sun_path is 108
+    if [ ${#dir} -lt 90 ]; then
+        REDIS_ARGS+=(--unixsocket "$dir/$name.sock" --unixsocketperm 700)
+    fi
 }
 
 pid_of() { cat "$DIR/node$1.pid" 2>/dev/null; }
@@ -125,16 +144,12 @@ stop_node() {
 # Launch node $1 on port $2 and wait until it answers. Non-zero when it did
 # not come up (bind failure, someone else on the port, timeout).
 launch() {
-    local i=$1 port=$2 pid t sockopt=() logpos
+    local i=$1 port=$2 pid t logpos
     rm -f "$DIR/node$i.pid"
     logpos=$(stat -c %s "$DIR/node$i.log" 2>/dev/null || echo 0)
-    # unix socket too (optional, tests use it when present); sun_path is 108
-    if [ ${#DIR} -lt 90 ]; then
-        sockopt=(--unixsocket "$DIR/node$i.sock" --unixsocketperm 700)
-    fi
-    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
-        --daemonize yes --pidfile "$DIR/node$i.pid" --dir "$DIR" \
-        --logfile "$DIR/node$i.log" "${sockopt[@]}" >/dev/null 2>&1 9>&- || return 1
+    redis_args "$port" "$DIR" "node$i"
+    redis-server "${REDIS_ARGS[@]}" --daemonize yes --pidfile "$DIR/node$i.pid" \
+        >/dev/null 2>&1 9>&- || return 1
     for ((t = 0; t < WAIT_TENTHS; t++)); do
         pid=$(pid_of "$i")
         # bind failures exit before the pid file is written
@@ -317,6 +332,14 @@ case "$cmd" in
     status)
         [ $# -eq 0 ] || usage
         cmd_status
+        ;;
+    run)
+        # the caller owns the process: no state dir, no pid file, no lock
+        [ $# -eq 3 ] || usage
+        case "$1" in ''|*[!0-9]*) die "run: PORT must be a number" ;; esac
+        [ -d "$2" ] || die "run: no directory $2"
+        redis_args "$1" "$2" "$3"
+        exec redis-server "${REDIS_ARGS[@]}" --daemonize no
         ;;
     env)
         [ $# -eq 0 ] || usage

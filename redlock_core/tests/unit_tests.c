@@ -1203,14 +1203,16 @@ static int free_port(void)
 
 static void node_sock_path(int i, char *buf, size_t len) { snprintf(buf, len, "%s/node%d.sock", g_dir, i); }
 
+/* The server's command line is tests/nodes.sh's (`run` execs redis-server: same pid);
+ * REDLOCK_NODES_SH overrides where it is (default: from redlock_core/). */
 static pid_t spawn_redis(int i, int port)
 {
-    char portbuf[16], sock[128], logf[128], dbf[32];
+    char portbuf[16], logf[128], name[32];
+    const char *nodes_sh = getenv("REDLOCK_NODES_SH") ? getenv("REDLOCK_NODES_SH") : "../tests/nodes.sh";
     pid_t parent = getpid();
     snprintf(portbuf, sizeof(portbuf), "%d", port);
-    node_sock_path(i, sock, sizeof(sock));
     snprintf(logf, sizeof(logf), "%s/node%d.log", g_dir, i);
-    snprintf(dbf, sizeof(dbf), "node%d.rdb", i);
+    snprintf(name, sizeof(name), "node%d", i);
     fflush(stdout);
     pid_t pid = fork();
     if (pid != 0) return pid;
@@ -1224,9 +1226,7 @@ static pid_t spawn_redis(int i, int port)
     }
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
-    execlp("redis-server", "redis-server", "--port", portbuf, "--bind", "127.0.0.1", "--save", "",
-           "--appendonly", "no", "--dir", g_dir, "--dbfilename", dbf, "--unixsocket", sock,
-           "--unixsocketperm", "700", "--daemonize", "no", "--protected-mode", "no", (char *)NULL);
+    execlp("bash", "bash", nodes_sh, "run", portbuf, g_dir, name, (char *)NULL);
     _exit(127);
 }
 

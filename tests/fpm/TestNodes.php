@@ -8,8 +8,8 @@ declare(strict_types=1);
  *   file written by tests/nodes.sh): use them; restart() goes through
  *   tests/nodes.sh with REDLOCK_NODES_DIR.
  * - unset: the bootstrap starts its own with tests/nodes.sh in a private
- *   state dir and stops them at the end; if tests/nodes.sh is missing it
- *   starts redis-server itself (same flags as nodes.sh).
+ *   state dir and stops them at the end.
+ * tests/nodes.sh is the one launcher of every suite.
  */
 final class TestNodes
 {
@@ -17,10 +17,7 @@ final class TestNodes
     public static array $nodes = [];
     private static ?string $nodesDir = null;
     private static bool $ownedByUs = false;
-    private static string $mode = 'env';          // env | nodes.sh | builtin
-    /** @var array<int,array{proc:resource,pid:int,port:int}> builtin servers, 1-based */
-    private static array $builtin = [];
-    private static ?string $builtinDir = null;
+    private static string $mode = 'env';          // env | nodes.sh
 
     public static function nodesSh(): string
     {
@@ -38,32 +35,20 @@ final class TestNodes
             return;
         }
         self::$ownedByUs = true;
-        if (is_file(self::nodesSh())) {
-            self::$nodesDir = sys_get_temp_dir() . '/redlock-fpm-nodes-' . getmypid();
-            @mkdir(self::$nodesDir, 0700, true);
-            self::$mode = 'nodes.sh';
-            [$rc, $out] = self::sh('start 5', 60);
-            if ($rc !== 0 || !is_file(self::$nodesDir . '/env')) {
-                throw new RuntimeException("tests/nodes.sh start failed (rc=$rc): $out");
-            }
-            $envText = file_get_contents(self::$nodesDir . '/env');
-            if (!preg_match('/REDLOCK_TEST_NODES=["\']?([^"\'\s]+)/', $envText, $m)) {
-                throw new RuntimeException("no REDLOCK_TEST_NODES in {$envText}");
-            }
-            self::$nodes = explode(',', $m[1]);
-            putenv('REDLOCK_TEST_NODES=' . $m[1]);
-            putenv('REDLOCK_NODES_DIR=' . self::$nodesDir);
-        } else {
-            self::$mode = 'builtin';
-            self::$builtinDir = sys_get_temp_dir() . '/redlock-fpm-redis-' . getmypid();
-            @mkdir(self::$builtinDir, 0700, true);
-            for ($i = 1; $i <= 5; $i++) {
-                $port = FpmHarness::freePort();
-                self::startBuiltin($i, $port);
-                self::$nodes[] = "127.0.0.1:$port";
-            }
-            putenv('REDLOCK_TEST_NODES=' . implode(',', self::$nodes));
+        self::$nodesDir = sys_get_temp_dir() . '/redlock-fpm-nodes-' . getmypid();
+        @mkdir(self::$nodesDir, 0700, true);
+        self::$mode = 'nodes.sh';
+        [$rc, $out] = self::sh('start 5', 60);
+        if ($rc !== 0 || !is_file(self::$nodesDir . '/env')) {
+            throw new RuntimeException("tests/nodes.sh start failed (rc=$rc): $out");
         }
+        $envText = file_get_contents(self::$nodesDir . '/env');
+        if (!preg_match('/REDLOCK_TEST_NODES=["\']?([^"\'\s]+)/', $envText, $m)) {
+            throw new RuntimeException("no REDLOCK_TEST_NODES in {$envText}");
+        }
+        self::$nodes = explode(',', $m[1]);
+        putenv('REDLOCK_TEST_NODES=' . $m[1]);
+        putenv('REDLOCK_NODES_DIR=' . self::$nodesDir);
         register_shutdown_function([self::class, 'shutdown']);
     }
 
@@ -78,15 +63,8 @@ final class TestNodes
             return;
         }
         self::$ownedByUs = false;
-        if (self::$mode === 'nodes.sh') {
-            self::sh('stop', 30);
-            FpmHarness::rmTree((string)self::$nodesDir);
-        } elseif (self::$mode === 'builtin') {
-            foreach (array_keys(self::$builtin) as $i) {
-                self::stopBuiltin($i);
-            }
-            FpmHarness::rmTree((string)self::$builtinDir);
-        }
+        self::sh('stop', 30);
+        FpmHarness::rmTree((string)self::$nodesDir);
     }
 
     /** @return array{0:int,1:string} */
@@ -102,21 +80,15 @@ final class TestNodes
 
     public static function canRestart(): bool
     {
-        return self::$mode === 'builtin' || is_file(self::nodesSh());
+        return is_file(self::nodesSh());
     }
 
     /** Restart node $i (1-based) on the same port; returns when it answers PING. */
     public static function restart(int $i): void
     {
-        if (self::$mode === 'builtin') {
-            $port = self::$builtin[$i]['port'];
-            self::stopBuiltin($i);
-            self::startBuiltin($i, $port);
-        } else {
-            [$rc, $out] = self::sh("restart $i", 30);
-            if ($rc !== 0) {
-                throw new RuntimeException("nodes.sh restart $i failed (rc=$rc): $out");
-            }
+        [$rc, $out] = self::sh("restart $i", 30);
+        if ($rc !== 0) {
+            throw new RuntimeException("nodes.sh restart $i failed (rc=$rc): $out");
         }
         $p = RedisProbe::fromAddr(self::$nodes[$i - 1]);
         $deadline = microtime(true) + 5;
@@ -127,41 +99,6 @@ final class TestNodes
             usleep(20000);
         }
         $p->close();
-    }
-
-    private static function startBuiltin(int $i, int $port): void
-    {
-        $log = self::$builtinDir . "/redis-$i.log";
-        $proc = proc_open(
-            ['redis-server', '--port', (string)$port, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-             '--dir', self::$builtinDir, '--daemonize', 'no'],
-            [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'a'], 2 => ['file', $log, 'a']],
-            $pipes
-        );
-        if (!is_resource($proc)) {
-            throw new RuntimeException('cannot start redis-server');
-        }
-        $pid = proc_get_status($proc)['pid'];
-        self::$builtin[$i] = ['proc' => $proc, 'pid' => $pid, 'port' => $port];
-        $p = new RedisProbe('127.0.0.1', $port);
-        $deadline = microtime(true) + 5;
-        while (!$p->ping()) {
-            if (microtime(true) > $deadline) {
-                throw new RuntimeException("redis-server on $port did not answer PING");
-            }
-            usleep(20000);
-        }
-        $p->close();
-    }
-
-    private static function stopBuiltin(int $i): void
-    {
-        $b = self::$builtin[$i] ?? null;
-        if (!$b) {
-            return;
-        }
-        unset(self::$builtin[$i]);
-        FpmHarness::terminate($b['proc'], $b['pid'], 5.0);
     }
 
     public static function probe(int $i): RedisProbe
