@@ -9,6 +9,7 @@ quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
 export NO_INTERACTION=1 REPORT_EXIT_STATUS=1
+unset TEST_PHP_EXECUTABLE # the suites choose theirs (php, or scripts/asan-php.sh)
 passed=0 failed=0 skipped=0
 failures=()
 
@@ -44,12 +45,10 @@ phpt_count() { # suite logfile rc
   grep -E '^(FAIL|LEAK|BORK|WARN)' "$2" | head -n 40 || true
   count "$1" "$p" "$f" "$s"
 }
-run_phpt() { # suite so [extra run-tests args...] (tests/ unless -r LIST is given)
-  local suite=$1 so=$2; shift 2
-  local log="$log_dir/$suite.log" what=tests/
-  case " $* " in *" -r "*) what= ;; esac
-  TEST_PHP_EXECUTABLE=${TEST_PHP_EXECUTABLE_OVERRIDE:-$(command -v php)} php /usr/lib/php/*/build/run-tests.php -q -n \
-    -d "extension=$so" "$@" $what >"$log" 2>&1
+run_phpt() { # suite runner so [extra run-tests args...]: runner is scripts/run-phpt.sh or a wrapper of it
+  local suite=$1 runner=$2 so=$3; shift 3
+  local log="$log_dir/$suite.log"
+  bash "$runner" "$so" "$@" >"$log" 2>&1
   phpt_count "$suite" "$log" $?
 }
 
@@ -86,34 +85,20 @@ fi
 set -a; . "$REDLOCK_NODES_DIR/env"; set +a
 
 section ".phpt suite"
-run_phpt phpt "$so"
+run_phpt phpt scripts/run-phpt.sh "$so"
 
 if [ $quick -eq 0 ]; then
   section ".phpt suite under valgrind (run-tests.php -m)"
-  # run-tests traces children: the shells and redis-servers a test starts (node
-  # restarts) must run at full speed, or their replies miss the 50 ms timeouts;
-  # pcre.jit=0 because valgrind cannot follow PCRE's JIT code (false reports)
-  VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli" \
-    run_phpt phpt-valgrind "$so" -m -d pcre.jit=0
+  run_phpt phpt-valgrind scripts/valgrind-phpt.sh "$so"
 
   section ".phpt suite against an ASan+UBSan build (USE_ZEND_ALLOC=0)"
   asan_dir="$log_dir/asan-build"
   mkdir -p "$asan_dir"
   git ls-files -z | xargs -0 -I{} cp --parents {} "$asan_dir"/ 2>/dev/null
   if step build-asan bash "$asan_dir/scripts/build.sh" --asan; then
-    # php itself is not instrumented: the tests' php preloads the sanitizer runtime
-    # (only the tests' php: run-tests' own php loads opcache, which ASan refuses);
-    # leaks of php's own exit path are not ours to report
-    # and PHP dlopen()s extensions with RTLD_DEEPBIND, which ASan refuses: a shim strips it
-    cc -shared -fPIC -O2 -o "$asan_dir/nodeepbind.so" scripts/asan_nodeepbind.c -ldl
-    cat >"$asan_dir/php-asan" <<WRAP
-#!/bin/sh
-LD_PRELOAD="$asan_dir/nodeepbind.so $(gcc -print-file-name=libasan.so)" \\
-ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:verify_asan_link_order=0 USE_ZEND_ALLOC=0 \\
-exec $(command -v php) "\$@"
-WRAP
-    chmod +x "$asan_dir/php-asan"
-    TEST_PHP_EXECUTABLE_OVERRIDE="$asan_dir/php-asan" run_phpt phpt-asan "$asan_dir/modules/redlock.so"
+    # the tests' php preloads the sanitizer runtime (scripts/asan-php.sh says why)
+    REDLOCK_ASAN_SHIM_DIR="$asan_dir" TEST_PHP_EXECUTABLE="$root/scripts/asan-php.sh" \
+      run_phpt phpt-asan scripts/run-phpt.sh "$asan_dir/modules/redlock.so"
   fi
 
   section "mutual-exclusion torture test (short: private nodes, faults injected)"

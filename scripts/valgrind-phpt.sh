@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# valgrind-phpt.sh -- the .phpt suite under valgrind (run-tests.php -m): LEAK/FAIL on any report.
+#
+#   bash scripts/valgrind-phpt.sh SO [run-tests.php args...] [tests...]   (as scripts/run-phpt.sh)
+#
+# run-tests traces children: the shells and redis-servers a test starts (node
+# restarts) must run at full speed, or their replies miss the 50 ms timeouts;
+# pcre.jit=0 because valgrind cannot follow PCRE's JIT code (false reports).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -ge 1 ] || { echo "usage: $0 SO [run-tests.php args...] [tests...]" >&2; exit 2; }
+so=$1; shift
+export VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli"
+exec bash "$here/run-phpt.sh" "$so" -m -d pcre.jit=0 "$@"
