@@ -279,6 +279,9 @@ void rl_net_drain(rl_net *net, uint64_t max_us);
 /* Something is still unwritten or unanswered on this connection: closing it
  * now could drop a release or let an older SET land after it. */
 int rl_conn_busy(const rl_conn *conn);
+/* Bytes not yet written (a connect in progress, an AUTH/SELECT gate, a full
+ * socket): a release among them reaches the node only once they are. */
+int rl_conn_unsent(const rl_conn *conn);
 /* The server's run_id once the connection learnt it ("" when unknown: a user
  * without the INFO permission). Two nodes of one call with the same run_id
  * are one server: RL_E_SAME_SERVER. */

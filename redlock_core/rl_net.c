@@ -228,6 +228,7 @@ const rl_node_conf *rl_conn_conf(const rl_conn *c) { return &c->conf; }
 const rl_node_stats *rl_conn_stats(const rl_conn *c) { return &c->st; }
 const char *rl_conn_run_id(const rl_conn *c) { return c->run_id; }
 int rl_conn_busy(const rl_conn *c) { return c->fd >= 0 && (c->qlen > 0 || c->olen > c->opos); }
+int rl_conn_unsent(const rl_conn *c) { return c->fd >= 0 && (c->state == ST_CONNECTING || c->olen > c->opos); }
 
 void rl_conn_set_timeouts(rl_conn *c, int connect_timeout_ms, int timeout_ms)
 {
@@ -361,6 +362,8 @@ static void q_forget_mine(rl_conn *c, const rl_cmd *late_cmd)
 
 static int queue_scripts(rl_conn *c, uint64_t now);
 static int flush_out(rl_conn *c, char *why, size_t whylen);
+struct fan;
+static void catch_up(struct fan *f, int i, uint64_t now);
 static int obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t hard_max);
 
 /* A late reply to a remembered EVALSHA: on NOSCRIPT load the scripts and
@@ -667,7 +670,8 @@ static int stalled(const rl_conn *c, uint64_t now)
     return now - c->q[c->qhead].sent_us > limit;
 }
 
-typedef struct fan {
+typedef struct fan fan;
+struct fan {
     rl_net *net;
     const rl_cmd *cmd;
     rl_result *res;
@@ -676,7 +680,7 @@ typedef struct fan {
     int ignore_backoff;  /* too few nodes without back-off for a quorum: try them all */
     int ident;           /* more than one node: learn each server's run_id on connect */
     int settling;        /* decided: only writes and handshakes are still served */
-} fan;
+};
 
 static int same_as_other(fan *f, int i, char *why, size_t whylen)
 {
@@ -711,6 +715,13 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     char why[RL_REASON_LEN];
 
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
+    if (c->fd >= 0 && c->state == ST_READY && stalled(c, now)) {
+        catch_up(f, i, now);
+        if (r->state != RL_PENDING) {
+            if (c->fd >= 0) return -1;
+            memset(r, 0, sizeof(*r)); /* the server ended it meanwhile: start afresh */
+        }
+    }
     if (c->fd >= 0 && stalled(c, now)) {
         /* a release this connection owes goes behind its SET, whatever the
          * state of the node; anything else would only pile up */
@@ -729,7 +740,8 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
             return -1;
         }
         if (conn_open(c, r, now, f->ident) != 0) return -1;
-    } else if (f->ident && same_as_other(f, i, why, sizeof(why))) {
+    } else if (f->ident && cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why))) {
+        /* (a release is token-checked: it may go to both, and must) */
         fail_res(c, r, RL_E_SAME_SERVER, why);
         return -1;
     }
@@ -831,7 +843,8 @@ static int on_reply(fan *f, int i, uint64_t now)
          * votes of a call come from distinct servers. A pair seen only
          * later fails the next call that uses both. */
         c->ident_pending = 0;
-        if (f->ident && same_as_other(f, i, why, sizeof(why)) && r->state == RL_PENDING) {
+        if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
+            r->state == RL_PENDING) {
             q_forget_mine(c, NULL);
             fail_res(c, r, RL_E_SAME_SERVER, why);
             return 1;
@@ -885,12 +898,13 @@ static int on_reply(fan *f, int i, uint64_t now)
 }
 
 /* Read once from node i and dispatch the complete replies. Returns 1 when
- * res[i] has its outcome. */
-static int node_read(fan *f, int i, uint64_t now)
+ * res[i] has its outcome; *idle (if given) says nothing was there to read. */
+static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
 {
     rl_conn *c = f->net->conns[i];
     char buf[16384];
     ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+    if (idle) *idle = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return 0;
     if (n <= 0) {
         char why[RL_REASON_LEN];
@@ -919,6 +933,26 @@ proto : {
     snprintf(why, sizeof(why), "protocol error: %.60s", c->reader->errstr);
     return node_poisoned(f, i, why);
 }
+}
+
+static int node_read(fan *f, int i, uint64_t now) { return node_read_ex(f, i, now, NULL); }
+
+/* A stalled node is not polled by calls that spare it: before judging it,
+ * take what it sent meanwhile (it may have caught up), without waiting. */
+static void catch_up(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    char why[RL_REASON_LEN];
+    c->reused = 0; /* nothing of this call to resend if it broke */
+    if (out_limit(c) > c->opos && flush_out(c, why, sizeof(why)) != 0) {
+        node_broken(f, i, RL_E_IO, why, now);
+        return;
+    }
+    for (int k = 0; k < 64 && c->fd >= 0; k++) {
+        int idle = 0;
+        node_read_ex(f, i, now, &idle);
+        if (idle) break;
+    }
 }
 
 static int connect_done(fan *f, int i, uint64_t now)

@@ -31,6 +31,8 @@ const char *rl_err_name(int err)
     case RL_E_REDIS: return "error reply";
     case RL_E_RESOLVE: return "host not resolved";
     case RL_E_NOMEM: return "out of memory";
+    case RL_E_SAME_SERVER: return "same server as another node";
+    case RL_E_STALLED: return "stalled";
     }
     return "unknown error";
 }
