@@ -662,7 +662,7 @@ static int flush_out(rl_conn *c, char *why, size_t whylen)
  * releases it owes, and catches up once it answers again. */
 static int stalled(const rl_conn *c, uint64_t now)
 {
-    if (c->fd < 0) return 0;
+    if (c->fd < 0 || c->state != ST_READY) return 0;
     if (c->qlen >= QSTALL || c->olen - c->opos > OBUF_STALL) return 1;
     if (c->qlen == 0) return 0;
     uint64_t limit = (uint64_t)c->conf.timeout_ms * 2000u;
@@ -715,6 +715,11 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     char why[RL_REASON_LEN];
 
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
+    if (c->fd >= 0 && c->state == ST_CONNECTING && now >= c->deadline_us) {
+        /* a connect begun by a call that did not wait (a queued release) and
+         * never seen through: nothing of ours was written on it */
+        rl_conn_close(c);
+    }
     if (c->fd >= 0 && c->state == ST_READY && stalled(c, now)) {
         catch_up(f, i, now);
         if (r->state != RL_PENDING) {
@@ -1051,7 +1056,10 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     int usable = 0;
     for (int i = 0; i < n; i++) {
         rl_conn *c = net->conns[i];
-        usable += c->fd >= 0 ? !stalled(c, now) : now >= c->down_until_us;
+        if (c->fd >= 0 && (c->state == ST_READY || now < c->deadline_us))
+            usable += !stalled(c, now);
+        else
+            usable += now >= c->down_until_us; /* closed, or a connect overdue (closed at send) */
     }
     f.ignore_backoff = usable < rl_quorum(n);
     for (int i = 0; i < n; i++) {
