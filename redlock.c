@@ -175,12 +175,13 @@ static zend_result opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t argn,
             *(zend_string **)field = zend_string_copy(Z_STR_P(v));
             break;
         }
-        if (strcmp(d->name, "wait") == 0) saw_wait = true;
+        if (strcmp(d->name, "wait") == 0) saw_wait = o->wait > 0; /* wait => 0 means "no wait" */
         if (strcmp(d->name, "retry_count") == 0) saw_retry_count = true;
     } ZEND_HASH_FOREACH_END();
 
     if (saw_wait && saw_retry_count) {
-        /* two stopping rules at once: refuse rather than guess which wins */
+        /* two stopping rules at once: refuse rather than guess which wins
+         * (with a wait from the constructor or INI, a per-call retry_count is ignored) */
         zend_argument_value_error(argn, "\"wait\" and \"retry_count\" cannot be given together");
         return FAILURE;
     }
