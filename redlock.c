@@ -519,14 +519,6 @@ static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong i
     return SUCCESS;
 }
 
-static bool same_server(const rl_node_conf *a, const rl_node_conf *b)
-{
-    /* one Redis server counted twice would forge a quorum: the database
-     * or user does not make it another node */
-    if (a->socket || b->socket) return a->socket && b->socket && strcmp(a->socket, b->socket) == 0;
-    return a->port == b->port && strcasecmp(a->host, b->host) == 0;
-}
-
 static zend_result parse_nodes(php_redlock_group *g, HashTable *nodes)
 {
     zend_string *key;
@@ -541,8 +533,12 @@ static zend_result parse_nodes(php_redlock_group *g, HashTable *nodes)
         zend_argument_value_error(1, "must have at most %d nodes", RL_MAX_NODES);
         return FAILURE;
     }
+    zend_string *keys[RL_MAX_NODES];
+    zend_ulong idxs[RL_MAX_NODES];
     ZEND_HASH_FOREACH_KEY_VAL(nodes, idx, key, v) {
         rl_node_conf *c = &g->conf[g->n];
+        keys[g->n] = key;
+        idxs[g->n] = idx;
         memset(c, 0, sizeof(*c));
         c->connect_timeout_ms = (int)g->opts.connect_timeout;
         c->timeout_ms = (int)g->opts.timeout;
@@ -564,15 +560,26 @@ static zend_result parse_nodes(php_redlock_group *g, HashTable *nodes)
             NODE_ERR("TLS (rediss:// or \"tls\") is not available in this version");
             return FAILURE;
         }
-        for (int j = 0; j < g->n - 1; j++) {
-            if (same_server(&g->conf[j], c)) {
-                char name[128];
-                rl_node_conf_name(c, name, sizeof(name));
-                NODE_ERR("duplicate node %s (the same server may appear only once)", name);
-                return FAILURE;
-            }
-        }
     } ZEND_HASH_FOREACH_END();
+
+    /* one Redis server counted twice would forge a quorum: the database or
+     * user does not make it another node; host names are compared by their
+     * addresses, socket paths by the file they name */
+    int first, second;
+    int dup = rl_node_confs_find_same_server(g->conf, g->n, &first, &second);
+    if (dup < 0) {
+        zend_throw_error(NULL, "out of memory");
+        return FAILURE;
+    }
+    if (dup) {
+        char name[128], other[128];
+        rl_node_conf_name(&g->conf[second], name, sizeof(name));
+        rl_node_conf_name(&g->conf[first], other, sizeof(other));
+        key = keys[second];
+        idx = idxs[second];
+        NODE_ERR("duplicate node %s: the same server as %s (a server may appear only once)", name, other);
+        return FAILURE;
+    }
 
     for (int i = 0; i < g->n; i++) {
         rl_node_conf *c = &g->conf[i];
