@@ -621,12 +621,21 @@ static void throw_quorum(php_redlock_group *g, const rl_call *call, const char *
                             call->answered);
     const char *sep = ": ";
     for (int i = 0; i < g->n; i++) {
-        if (call->res[i].state == RL_ANSWERED) continue;
+        if (call->res[i].state != RL_FAILED) continue;
         smart_str_appends(&s, sep);
         smart_str_appends(&s, g->pooled[i]->name);
         smart_str_appends(&s, " ");
-        smart_str_appends(&s, call->res[i].state == RL_FAILED ? call->res[i].reason : "no answer yet");
+        smart_str_appends(&s, call->res[i].reason[0] ? call->res[i].reason : rl_err_name(call->res[i].err));
         sep = "; ";
+    }
+    /* a node still in flight when the outcome was decided did not fail:
+     * its answer was simply not awaited */
+    sep = "; not awaited: ";
+    for (int i = 0; i < g->n; i++) {
+        if (call->res[i].state != RL_PENDING) continue;
+        smart_str_appends(&s, sep);
+        smart_str_appends(&s, g->pooled[i]->name);
+        sep = ", ";
     }
     smart_str_0(&s);
     zend_throw_exception(php_redlock_quorum_ce, ZSTR_VAL(s.s), 0);
