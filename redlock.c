@@ -642,6 +642,39 @@ static void throw_quorum(php_redlock_group *g, const rl_call *call, const char *
     smart_str_free(&s);
 }
 
+/* Two nodes of the call turned out to be one Redis server (the core saw the
+ * same server behind both at connect: a node failed with RL_E_SAME_SERVER,
+ * or the outcome is RL_SAME_SERVER). Not a quorum failure to retry but a
+ * configuration error: throws RedLock\Exception naming the node and returns
+ * true; false when the call saw nothing of the kind. */
+static bool throw_same_server(php_redlock_group *g, const rl_call *call, int outcome, const char *what)
+{
+    int bad = -1;
+    if (outcome == RL_ERROR) return false; /* the call may have stopped before any node */
+    for (int i = 0; i < g->n && bad < 0; i++)
+        if (call->res[i].err == RL_E_SAME_SERVER) bad = i;
+    if (bad < 0 && outcome != RL_SAME_SERVER) return false;
+    smart_str m = {0};
+    smart_str_appends(&m, what);
+    if (bad < 0) {
+        smart_str_appends(&m, ": two nodes are the same Redis server");
+    } else {
+        smart_str_appends(&m, ": node ");
+        smart_str_appends(&m, g->pooled[bad]->name);
+        smart_str_appends(&m, " is the same Redis server as another node");
+        if (call->res[bad].reason[0]) {
+            smart_str_appends(&m, " (");
+            smart_str_appends(&m, call->res[bad].reason);
+            smart_str_appendc(&m, ')');
+        }
+    }
+    smart_str_appends(&m, "; a server may count only once toward the quorum");
+    smart_str_0(&m);
+    zend_throw_exception(php_redlock_exception_ce, ZSTR_VAL(m.s), 0);
+    smart_str_free(&m);
+    return true;
+}
+
 static zend_result check_resource(zend_string *res, uint32_t argn)
 {
     if (ZSTR_LEN(res) < 1 || ZSTR_LEN(res) > MAX_RESOURCE) {
@@ -721,6 +754,12 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     zend_string *key = make_key(g, resource);
     group_prepare(g);
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    if (throw_same_server(g, &call, r, "lock")) {
+        /* never hand out a lock counted on one server twice */
+        if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
+        zend_string_release(key);
+        return NULL;
+    }
     if (r == RL_NO_QUORUM) {
         REDLOCK_G(quorum_failures)++;
         throw_quorum(g, &call, "lock");
@@ -838,7 +877,8 @@ PHP_METHOD(RedLock, synchronized)
         l->released = true;
         int r = lock_release(l, &call);
         if (r != RL_NO_QUORUM) held_forget(l);
-        if (r != RL_RELEASED && l->throw_on_lost && !pending) {
+        /* $fn's exception wins; else a same-server finding, else a lost lock */
+        if (!pending && !throw_same_server(g, &call, r, "synchronized") && r != RL_RELEASED && l->throw_on_lost) {
             zend_throw_exception_ex(php_redlock_lost_ce, 0, "synchronized: the lock on \"%s\" was lost before release",
                                     ZSTR_VAL(resource));
         }
@@ -865,6 +905,7 @@ PHP_METHOD(RedLock, isLocked)
     group_prepare(g);
     int r = rl_is_locked(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &call);
     zend_string_release(key);
+    if (throw_same_server(g, &call, r, "isLocked")) RETURN_THROWS();
     if (r == RL_NO_QUORUM || r == RL_ERROR) {
         REDLOCK_G(quorum_failures)++;
         throw_quorum(g, &call, "isLocked");
@@ -981,6 +1022,7 @@ PHP_METHOD(RedLock_Lock, release)
     int r = lock_release(l, &call);
     /* with no quorum reachable the request-end release may still succeed */
     if (r != RL_NO_QUORUM) held_forget(l);
+    if (throw_same_server(l->g, &call, r, "release")) RETURN_THROWS();
     if (r == RL_RELEASED) RETURN_TRUE;
     if (l->throw_on_lost && r == RL_LOST) {
         zend_throw_exception_ex(php_redlock_lost_ce, 0, "release: the lock on \"%s\" was already gone (expired or taken)",
@@ -1007,9 +1049,12 @@ PHP_METHOD(RedLock_Lock, extend)
         group_prepare(l->g);
         r = rl_extend(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, (int)ttl, l->drift_factor, &info,
                       &call);
+        /* whatever the outcome: a failed extend may have shortened the TTL
+         * on the nodes that ran it, and the core never lets validity grow then */
+        l->info = info;
+        if (throw_same_server(l->g, &call, r, "extend")) RETURN_THROWS();
     }
     if (r == RL_EXTENDED) {
-        l->info = info;
         ZVAL_LONG(OBJ_PROP_NUM(&l->std, 2), ttl);
         REDLOCK_G(extended)++;
         RETURN_TRUE;
@@ -1025,7 +1070,8 @@ PHP_METHOD(RedLock_Lock, extend)
 
 static zend_long lock_remaining(php_redlock_lock_obj *l)
 {
-    if (l->released) return 0;
+    /* a forked child inherits the object, not the lock */
+    if (l->released || !lock_is_ours(l)) return 0;
     return (zend_long)rl_remaining_ms(&l->info, rl_clock_monotonic.now_us(NULL));
 }
 
