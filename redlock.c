@@ -175,12 +175,13 @@ static zend_result opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t argn,
             *(zend_string **)field = zend_string_copy(Z_STR_P(v));
             break;
         }
-        if (strcmp(d->name, "wait") == 0) saw_wait = true;
+        if (strcmp(d->name, "wait") == 0) saw_wait = o->wait > 0; /* wait => 0 means "no wait" */
         if (strcmp(d->name, "retry_count") == 0) saw_retry_count = true;
     } ZEND_HASH_FOREACH_END();
 
     if (saw_wait && saw_retry_count) {
-        /* two stopping rules at once: refuse rather than guess which wins */
+        /* two stopping rules at once: refuse rather than guess which wins
+         * (with a wait from the constructor or INI, a per-call retry_count is ignored) */
         zend_argument_value_error(argn, "\"wait\" and \"retry_count\" cannot be given together");
         return FAILURE;
     }
@@ -518,14 +519,6 @@ static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong i
     return SUCCESS;
 }
 
-static bool same_server(const rl_node_conf *a, const rl_node_conf *b)
-{
-    /* one Redis server counted twice would forge a quorum: the database
-     * or user does not make it another node */
-    if (a->socket || b->socket) return a->socket && b->socket && strcmp(a->socket, b->socket) == 0;
-    return a->port == b->port && strcasecmp(a->host, b->host) == 0;
-}
-
 static zend_result parse_nodes(php_redlock_group *g, HashTable *nodes)
 {
     zend_string *key;
@@ -540,8 +533,12 @@ static zend_result parse_nodes(php_redlock_group *g, HashTable *nodes)
         zend_argument_value_error(1, "must have at most %d nodes", RL_MAX_NODES);
         return FAILURE;
     }
+    zend_string *keys[RL_MAX_NODES];
+    zend_ulong idxs[RL_MAX_NODES];
     ZEND_HASH_FOREACH_KEY_VAL(nodes, idx, key, v) {
         rl_node_conf *c = &g->conf[g->n];
+        keys[g->n] = key;
+        idxs[g->n] = idx;
         memset(c, 0, sizeof(*c));
         c->connect_timeout_ms = (int)g->opts.connect_timeout;
         c->timeout_ms = (int)g->opts.timeout;
@@ -563,15 +560,26 @@ static zend_result parse_nodes(php_redlock_group *g, HashTable *nodes)
             NODE_ERR("TLS (rediss:// or \"tls\") is not available in this version");
             return FAILURE;
         }
-        for (int j = 0; j < g->n - 1; j++) {
-            if (same_server(&g->conf[j], c)) {
-                char name[128];
-                rl_node_conf_name(c, name, sizeof(name));
-                NODE_ERR("duplicate node %s (the same server may appear only once)", name);
-                return FAILURE;
-            }
-        }
     } ZEND_HASH_FOREACH_END();
+
+    /* one Redis server counted twice would forge a quorum: the database or
+     * user does not make it another node; host names are compared by their
+     * addresses, socket paths by the file they name */
+    int first, second;
+    int dup = rl_node_confs_find_same_server(g->conf, g->n, &first, &second);
+    if (dup < 0) {
+        zend_throw_error(NULL, "out of memory");
+        return FAILURE;
+    }
+    if (dup) {
+        char name[128], other[128];
+        rl_node_conf_name(&g->conf[second], name, sizeof(name));
+        rl_node_conf_name(&g->conf[first], other, sizeof(other));
+        key = keys[second];
+        idx = idxs[second];
+        NODE_ERR("duplicate node %s: the same server as %s (a server may appear only once)", name, other);
+        return FAILURE;
+    }
 
     for (int i = 0; i < g->n; i++) {
         rl_node_conf *c = &g->conf[i];
@@ -613,16 +621,58 @@ static void throw_quorum(php_redlock_group *g, const rl_call *call, const char *
                             call->answered);
     const char *sep = ": ";
     for (int i = 0; i < g->n; i++) {
-        if (call->res[i].state == RL_ANSWERED) continue;
+        if (call->res[i].state != RL_FAILED) continue;
         smart_str_appends(&s, sep);
         smart_str_appends(&s, g->pooled[i]->name);
         smart_str_appends(&s, " ");
-        smart_str_appends(&s, call->res[i].state == RL_FAILED ? call->res[i].reason : "no answer yet");
+        smart_str_appends(&s, call->res[i].reason[0] ? call->res[i].reason : rl_err_name(call->res[i].err));
         sep = "; ";
+    }
+    /* a node still in flight when the outcome was decided did not fail:
+     * its answer was simply not awaited */
+    sep = "; not awaited: ";
+    for (int i = 0; i < g->n; i++) {
+        if (call->res[i].state != RL_PENDING) continue;
+        smart_str_appends(&s, sep);
+        smart_str_appends(&s, g->pooled[i]->name);
+        sep = ", ";
     }
     smart_str_0(&s);
     zend_throw_exception(php_redlock_quorum_ce, ZSTR_VAL(s.s), 0);
     smart_str_free(&s);
+}
+
+/* Two nodes of the call turned out to be one Redis server (the core saw the
+ * same server behind both at connect: a node failed with RL_E_SAME_SERVER,
+ * or the outcome is RL_SAME_SERVER). Not a quorum failure to retry but a
+ * configuration error: throws RedLock\Exception naming the node and returns
+ * true; false when the call saw nothing of the kind. */
+static bool throw_same_server(php_redlock_group *g, const rl_call *call, int outcome, const char *what)
+{
+    int bad = -1;
+    if (outcome == RL_ERROR) return false; /* the call may have stopped before any node */
+    for (int i = 0; i < g->n && bad < 0; i++)
+        if (call->res[i].err == RL_E_SAME_SERVER) bad = i;
+    if (bad < 0 && outcome != RL_SAME_SERVER) return false;
+    smart_str m = {0};
+    smart_str_appends(&m, what);
+    if (bad < 0) {
+        smart_str_appends(&m, ": two nodes are the same Redis server");
+    } else {
+        smart_str_appends(&m, ": node ");
+        smart_str_appends(&m, g->pooled[bad]->name);
+        smart_str_appends(&m, " is the same Redis server as another node");
+        if (call->res[bad].reason[0]) {
+            smart_str_appends(&m, " (");
+            smart_str_appends(&m, call->res[bad].reason);
+            smart_str_appendc(&m, ')');
+        }
+    }
+    smart_str_appends(&m, "; a server may count only once toward the quorum");
+    smart_str_0(&m);
+    zend_throw_exception(php_redlock_exception_ce, ZSTR_VAL(m.s), 0);
+    smart_str_free(&m);
+    return true;
 }
 
 static zend_result check_resource(zend_string *res, uint32_t argn)
@@ -704,6 +754,12 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     zend_string *key = make_key(g, resource);
     group_prepare(g);
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    if (throw_same_server(g, &call, r, "lock")) {
+        /* never hand out a lock counted on one server twice */
+        if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
+        zend_string_release(key);
+        return NULL;
+    }
     if (r == RL_NO_QUORUM) {
         REDLOCK_G(quorum_failures)++;
         throw_quorum(g, &call, "lock");
@@ -821,7 +877,8 @@ PHP_METHOD(RedLock, synchronized)
         l->released = true;
         int r = lock_release(l, &call);
         if (r != RL_NO_QUORUM) held_forget(l);
-        if (r != RL_RELEASED && l->throw_on_lost && !pending) {
+        /* $fn's exception wins; else a same-server finding, else a lost lock */
+        if (!pending && !throw_same_server(g, &call, r, "synchronized") && r != RL_RELEASED && l->throw_on_lost) {
             zend_throw_exception_ex(php_redlock_lost_ce, 0, "synchronized: the lock on \"%s\" was lost before release",
                                     ZSTR_VAL(resource));
         }
@@ -848,6 +905,7 @@ PHP_METHOD(RedLock, isLocked)
     group_prepare(g);
     int r = rl_is_locked(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &call);
     zend_string_release(key);
+    if (throw_same_server(g, &call, r, "isLocked")) RETURN_THROWS();
     if (r == RL_NO_QUORUM || r == RL_ERROR) {
         REDLOCK_G(quorum_failures)++;
         throw_quorum(g, &call, "isLocked");
@@ -964,6 +1022,7 @@ PHP_METHOD(RedLock_Lock, release)
     int r = lock_release(l, &call);
     /* with no quorum reachable the request-end release may still succeed */
     if (r != RL_NO_QUORUM) held_forget(l);
+    if (throw_same_server(l->g, &call, r, "release")) RETURN_THROWS();
     if (r == RL_RELEASED) RETURN_TRUE;
     if (l->throw_on_lost && r == RL_LOST) {
         zend_throw_exception_ex(php_redlock_lost_ce, 0, "release: the lock on \"%s\" was already gone (expired or taken)",
@@ -990,9 +1049,12 @@ PHP_METHOD(RedLock_Lock, extend)
         group_prepare(l->g);
         r = rl_extend(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, (int)ttl, l->drift_factor, &info,
                       &call);
+        /* whatever the outcome: a failed extend may have shortened the TTL
+         * on the nodes that ran it, and the core never lets validity grow then */
+        l->info = info;
+        if (throw_same_server(l->g, &call, r, "extend")) RETURN_THROWS();
     }
     if (r == RL_EXTENDED) {
-        l->info = info;
         ZVAL_LONG(OBJ_PROP_NUM(&l->std, 2), ttl);
         REDLOCK_G(extended)++;
         RETURN_TRUE;
@@ -1008,7 +1070,8 @@ PHP_METHOD(RedLock_Lock, extend)
 
 static zend_long lock_remaining(php_redlock_lock_obj *l)
 {
-    if (l->released) return 0;
+    /* a forked child inherits the object, not the lock */
+    if (l->released || !lock_is_ours(l)) return 0;
     return (zend_long)rl_remaining_ms(&l->info, rl_clock_monotonic.now_us(NULL));
 }
 

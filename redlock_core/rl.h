@@ -78,6 +78,16 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
 void rl_node_conf_free(rl_node_conf *conf);
 /* "host:port" or "unix:/path" into buf; returns length. */
 size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen);
+/* 1 when a and b reach the same server as far as can be told without
+ * connecting: same unix socket file (st_dev/st_ino, else the same path), or
+ * the same port and host, host names compared by every address getaddrinfo
+ * gives (a name that does not resolve compares by string). TCP and unix
+ * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
+int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
+/* The first pair i < j of confs[0..n) that is the same server: returns 1 and
+ * sets *first = i, *second = j; 0 when none; -1 out of memory. Resolves each
+ * host at most once, and only when a pair with the same port needs it. */
+int rl_node_confs_find_same_server(const rl_node_conf *confs, int n, int *first, int *second);
 
 /* ---- replies and per-node results of one fan-out ---- */
 enum rl_reply_type {
@@ -204,6 +214,12 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms,
                const rl_opts *o, rl_lock_info *info, rl_call *call);
 int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token,
                rl_call *call);
+/* info holds the lock's current validity and is updated on every outcome:
+ * RL_EXTENDED: the new validity. Otherwise it never grows: 0 when the nodes
+ * answered that our token is gone on so many that no quorum holds it, when
+ * the new validity came out <= 0, or on RL_SAME_SERVER; else
+ * min(old end, start of the extend + ttl - drift), as every node that ran
+ * the PEXPIRE (also one we did not wait for) now expires the key then. */
 int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token,
               int ttl_ms, double drift_factor, rl_lock_info *info, rl_call *call);
 int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);

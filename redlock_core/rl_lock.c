@@ -232,6 +232,24 @@ int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *toke
     return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
 }
 
+/* After an extend that did not succeed, the lock may hold for less than it
+ * did: every node that ran the PEXPIRE (also one whose answer we did not
+ * wait for) now expires the key ttl after the extend began. So the validity
+ * left is what both the old and the new TTL still give. */
+static void cap_validity(rl_lock_info *info, uint64_t t0, uint64_t t1, int ttl_ms, double drift_factor)
+{
+    int64_t new_ms = rl_validity_ms(ttl_ms, 0, drift_factor); /* ttl - drift, counted from t0 */
+    uint64_t until = new_ms > 0 ? t0 + (uint64_t)new_ms * 1000u : 0;
+    if (until < info->valid_until_us) info->valid_until_us = until;
+    info->validity_ms = info->valid_until_us > t1 ? (int64_t)((info->valid_until_us - t1) / 1000u) : 0;
+}
+
+static void no_validity(rl_lock_info *info)
+{
+    info->valid_until_us = 0;
+    info->validity_ms = 0;
+}
+
 int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token, int ttl_ms,
               double drift_factor, rl_lock_info *info, rl_call *call)
 {
@@ -245,13 +263,30 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
                fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms));
 
     uint64_t t0 = c->clock->now_us(c->clock->ctx);
-    if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) return RL_ERROR;
+    if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) {
+        /* some nodes may have got the PEXPIRE */
+        cap_validity(info, t0, c->clock->now_us(c->clock->ctx), ttl_ms, drift_factor);
+        return RL_ERROR;
+    }
     uint64_t t1 = c->clock->now_us(c->clock->ctx);
     tally t = count(res, n, is_one);
     fill_call(call, res, n, is_one);
-    if (t.ok >= q) {
-        return take_validity(info, ttl_ms, t0, t1, drift_factor, t.ok) ? RL_EXTENDED : RL_LOST;
+    if (same_server(res, n)) {
+        /* the quorum the lock was counted on had one server twice */
+        no_validity(info);
+        return RL_SAME_SERVER;
     }
+    if (t.ok >= q) {
+        if (take_validity(info, ttl_ms, t0, t1, drift_factor, t.ok)) return RL_EXTENDED;
+        no_validity(info); /* the new TTL is already used up by the round trip */
+        return RL_LOST;
+    }
+    if (t.no > n - q) {
+        /* answered "not our token" on so many nodes that no quorum holds it */
+        no_validity(info);
+        return RL_LOST;
+    }
+    cap_validity(info, t0, t1, ttl_ms, drift_factor);
     return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
 }
 

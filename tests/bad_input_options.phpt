@@ -46,6 +46,7 @@ foreach ([
     ['wait' => 0], ['drift_factor' => 0.0], ['drift_factor' => 0.999], ['connect_timeout' => 1],
     ['connect_timeout' => 60000], ['timeout' => 1], ['timeout' => 60000], ['persistent' => false],
     ['prefix' => ''], ['fencing' => false], ['auto_release' => false], ['throw_on_lost' => true],
+    ['wait' => 0, 'retry_count' => 1], // wait 0 is "no wait": no second stopping rule
 ] as $o) {
     try {
         new RedLock($nodes, $o);
@@ -87,7 +88,8 @@ echo "keys created by rejected calls: ", rl_count_keys($res), "\n";
 
 // per-call options that are allowed
 foreach ([['retry_count' => 0], ['retry_delay' => 0], ['retry_jitter' => 0], ['wait' => 0],
-          ['drift_factor' => 0.0], ['fencing' => false], ['auto_release' => true], ['throw_on_lost' => false]] as $o) {
+          ['drift_factor' => 0.0], ['fencing' => false], ['auto_release' => true], ['throw_on_lost' => false],
+          ['wait' => 0, 'retry_count' => 1]] as $o) {
     $l = $rl->lock($res, 1000, $o);
     if (!$l) { echo "lock with ", json_encode($o), " failed\n"; continue; }
     $l->release();
