@@ -1181,7 +1181,7 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
         if (nlate < RL_MAX_NODES && rl_conn_late_scripts(p->conn)) late[nlate++] = p->conn;
     } ZEND_HASH_FOREACH_END();
     if (nlate) {
-        rl_net net = {late, nlate, &rl_clock_monotonic};
+        rl_net net = {.conns = late, .n = nlate, .clock = &rl_clock_monotonic};
         rl_net_drain(&net, 20000);
     }
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
