@@ -1103,6 +1103,29 @@ static void test_validity_and_remaining(void)
     CHECK_EQ(rl_remaining_ms(&info, UINT64_MAX), 0);
 }
 
+/* The core's elapsed time keeps counting while the machine is suspended:
+ * it reads CLOCK_BOOTTIME (linked with --wrap=clock_gettime to see which
+ * clock it asks for; CLOCK_MONOTONIC stops in suspend). */
+int __real_clock_gettime(clockid_t id, struct timespec *ts);
+static volatile int g_last_clock = -1;
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
+{
+    g_last_clock = (int)id;
+    return __real_clock_gettime(id, ts);
+}
+
+static void test_clock_boottime(void)
+{
+    g_last_clock = -1;
+    uint64_t a = rl_clock_monotonic.now_us(NULL);
+    CHECK_EQ(g_last_clock, CLOCK_BOOTTIME);
+    struct timespec ts;
+    __real_clock_gettime(CLOCK_BOOTTIME, &ts);
+    uint64_t b = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    CHECK(b >= a && b - a < 100000);
+}
+
 static void test_err_names(void)
 {
     for (int e = RL_OK; e <= RL_E_NOMEM; e++) {
@@ -2618,6 +2641,7 @@ static const test_case tests[] = {
     {"latency_histogram", test_latency_histogram},
     {"validity_and_remaining", test_validity_and_remaining},
     {"err_names", test_err_names},
+    {"clock_boottime", test_clock_boottime},
     {"scripts_sha", test_scripts_sha},
     {"fork_generation", test_fork_generation},
     NET_TESTS
