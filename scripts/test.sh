@@ -77,6 +77,15 @@ up=${up:-0}; uf=${uf:-0}
 [ "$rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 count c-unit "$up" "$uf" 0
 
+section "model check of the fencing protocol (randomized, fixed seed, bounded)"
+make -s -C redlock_core model >"$log_dir/model.log" 2>&1; rc=$?
+sed -n '/^correct .*nodes:/,/^incr-in-set+raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
+mp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/model.log" | tail -n1)
+mf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/model.log" | tail -n1)
+mp=${mp:-0}; mf=${mf:-0}; [ "$rc" -ne 0 ] && [ "$mf" -eq 0 ] && mf=1
+[ "$mp" -eq 0 ] && [ "$mf" -eq 0 ] && mf=1
+count fence-model "$mp" "$mf" 0
+
 section "Redis test nodes"
 if ! step test-nodes bash tests/nodes.sh start 5; then
   echo "$passed passed, $failed failed, $skipped skipped"; exit 1
