@@ -630,6 +630,19 @@ static void test_real_raise_script(void)
     freeReplyObject(r);
     CHECK_EQ(get_counter(0), 12);
     CHECK_EQ(counter_ttl(0), -1);
+    /* beyond 2^53 (Lua's exact range) the node refuses instead of guessing */
+    set_counter(0, "9007199254740993");
+    r = eval_raise(0, "9007199254740994");
+    REQUIRE(r);
+    CHECK_EQ(r->type, REDIS_REPLY_ERROR);
+    CHECK(r->str && strstr(r->str, "out of range"));
+    freeReplyObject(r);
+    CHECK_EQ(get_counter(0), 9007199254740993LL);
+    set_counter(0, "9007199254740991");
+    r = eval_raise(0, "9007199254740991");
+    REQUIRE(r);
+    CHECK_EQ(r->integer, 9007199254740991LL);
+    freeReplyObject(r);
     /* not an integer: an error reply, so a node failure */
     set_counter(0, "junk");
     r = eval_raise(0, "3");
