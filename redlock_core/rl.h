@@ -2,6 +2,7 @@
 #ifndef RL_H
 #define RL_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +50,7 @@ typedef struct rl_random {
     void *ctx;
 } rl_random;
 
-extern const rl_clock rl_clock_monotonic;  /* CLOCK_MONOTONIC + nanosleep */
+extern const rl_clock rl_clock_monotonic;  /* CLOCK_BOOTTIME (keeps counting in suspend), else CLOCK_MONOTONIC; nanosleep */
 extern const rl_random rl_random_system;   /* getrandom(2), buffered, fork-safe */
 
 /* A fork generation: bumped in the child by pthread_atfork, so a connection
@@ -113,13 +114,25 @@ typedef struct rl_result {
 
 /* ---- one command to all nodes ---- */
 #define RL_MAX_ARGS 8
+
+/* What a command does to a lock key, so the connection can keep a release in
+ * order behind the SET it undoes (a stalled node gets no new SET, but always
+ * the releases it owes). */
+enum rl_op { RL_OP_OTHER = 0, RL_OP_SET, RL_OP_RELEASE };
+
 typedef struct rl_cmd {
     int argc;
     const char *argv[RL_MAX_ARGS];
     size_t argvlen[RL_MAX_ARGS];
     /* For EVALSHA: the script, so a NOSCRIPT error is retried as EVAL. */
     const char *script;
+    int op;          /* enum rl_op */
+    uint64_t tag;    /* SET / RELEASE: rl_lock_tag(key, token) */
+    int nowait;      /* queue and write, do not wait for the replies (read and dropped later) */
 } rl_cmd;
+
+/* identifies (key, token) on a connection: FNV-1a over key, NUL, token */
+uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
 
 /* Called after every node outcome; return non-zero once the call's outcome
  * is decided, so the fan-out returns without waiting for the rest. */
@@ -263,13 +276,27 @@ typedef struct rl_net {
     rl_conn **conns;
     int n;
     const rl_clock *clock;
+    /* poll(2), or a test's stand-in; NULL: poll */
+    int (*poll_fn)(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 } rl_net;
 int rl_net_fanout(void *net, const rl_cmd *cmd, rl_result *res, int n,
                   rl_decide_fn decide, void *ud);
 
-/* Wait, bounded by each node's timeout, until replies still in flight have
- * been read (used before closing at request end). */
+/* Wait, at most max_us, until every connection has written what it holds
+ * (connects and AUTH/SELECT gates resolved on the way) and read the replies
+ * still in flight. Used at request end, so releases go out before the
+ * process moves on. */
 void rl_net_drain(rl_net *net, uint64_t max_us);
+/* Something is still unwritten or unanswered on this connection: closing it
+ * now could drop a release or let an older SET land after it. */
+int rl_conn_busy(const rl_conn *conn);
+/* Bytes not yet written (a connect in progress, an AUTH/SELECT gate, a full
+ * socket): a release among them reaches the node only once they are. */
+int rl_conn_unsent(const rl_conn *conn);
+/* The server's run_id once the connection learnt it ("" when unknown: a user
+ * without the INFO permission). Two nodes of one call with the same run_id
+ * are one server: RL_E_SAME_SERVER. */
+const char *rl_conn_run_id(const rl_conn *conn);
 
 uint64_t rl_latency_percentile(const rl_latency *l, double p);
 void rl_latency_add(rl_latency *l, uint64_t us);
