@@ -185,10 +185,6 @@ static zend_result opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t argn,
         zend_argument_value_error(argn, "\"wait\" and \"retry_count\" cannot be given together");
         return FAILURE;
     }
-    if (o->fencing) {
-        zend_argument_value_error(argn, "\"fencing\" is not available in this version");
-        return FAILURE;
-    }
     return SUCCESS;
 }
 
@@ -751,6 +747,16 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     zend_string_release(o.prefix);
 
     rl_opts ro = {.retry_count = (int)o.retry_count, .retry_delay_ms = (int)o.retry_delay, .retry_jitter_ms = (int)o.retry_jitter, .wait_ms = (int)o.wait, .drift_factor = o.drift_factor};
+    /* the fence counter: one key per prefix, no lock key can equal it (resources have no NUL) */
+    static const char fence_suffix[] = "\0redlock:fence";
+    char fence_key[MAX_PREFIX + sizeof(fence_suffix)];
+    if (o.fencing) {
+        size_t pl = ZSTR_LEN(g->opts.prefix);
+        memcpy(fence_key, ZSTR_VAL(g->opts.prefix), pl);
+        memcpy(fence_key + pl, fence_suffix, sizeof(fence_suffix) - 1);
+        ro.fence_key = fence_key;
+        ro.fence_keylen = pl + sizeof(fence_suffix) - 1;
+    }
     zend_string *key = make_key(g, resource);
     group_prepare(g);
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
@@ -790,7 +796,10 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     ZVAL_STR_COPY(OBJ_PROP_NUM(&l->std, 0), resource);
     ZVAL_STRINGL(OBJ_PROP_NUM(&l->std, 1), info.token, RL_TOKEN_LEN);
     ZVAL_LONG(OBJ_PROP_NUM(&l->std, 2), ttl);
-    ZVAL_NULL(OBJ_PROP_NUM(&l->std, 3));
+    if (o.fencing)
+        ZVAL_LONG(OBJ_PROP_NUM(&l->std, 3), (zend_long)info.fence);
+    else
+        ZVAL_NULL(OBJ_PROP_NUM(&l->std, 3));
 
     if (o.auto_release && REDLOCK_G(held_active)) {
         php_redlock_held *h = emalloc(sizeof(*h));
@@ -1135,15 +1144,6 @@ static ZEND_INI_MH(OnUpdatePrefix)
     return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
 }
 
-static ZEND_INI_MH(OnUpdateFencing)
-{
-    if (zend_ini_parse_bool(new_value)) {
-        php_error_docref(NULL, E_WARNING, "redlock.fencing is not available in this version");
-        return FAILURE;
-    }
-    return OnUpdateBool(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
-}
-
 PHP_INI_BEGIN()
     STD_PHP_INI_ENTRY("redlock.retry_count", "3", PHP_INI_ALL, OnUpdateRange, retry_count, zend_redlock_globals, redlock_globals)
     STD_PHP_INI_ENTRY("redlock.retry_delay", "200", PHP_INI_ALL, OnUpdateRange, retry_delay, zend_redlock_globals, redlock_globals)
@@ -1154,7 +1154,7 @@ PHP_INI_BEGIN()
     STD_PHP_INI_ENTRY("redlock.timeout", "50", PHP_INI_ALL, OnUpdateRange, timeout, zend_redlock_globals, redlock_globals)
     STD_PHP_INI_BOOLEAN("redlock.persistent", "1", PHP_INI_ALL, OnUpdateBool, persistent, zend_redlock_globals, redlock_globals)
     STD_PHP_INI_ENTRY("redlock.prefix", "", PHP_INI_ALL, OnUpdatePrefix, prefix, zend_redlock_globals, redlock_globals)
-    STD_PHP_INI_BOOLEAN("redlock.fencing", "0", PHP_INI_ALL, OnUpdateFencing, fencing, zend_redlock_globals, redlock_globals)
+    STD_PHP_INI_BOOLEAN("redlock.fencing", "0", PHP_INI_ALL, OnUpdateBool, fencing, zend_redlock_globals, redlock_globals)
     STD_PHP_INI_BOOLEAN("redlock.auto_release", "1", PHP_INI_ALL, OnUpdateBool, auto_release, zend_redlock_globals, redlock_globals)
     STD_PHP_INI_BOOLEAN("redlock.throw_on_lost", "0", PHP_INI_ALL, OnUpdateBool, throw_on_lost, zend_redlock_globals, redlock_globals)
 PHP_INI_END()

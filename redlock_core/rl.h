@@ -243,6 +243,17 @@ extern const char rl_script_release_sha[];
 extern const char rl_script_extend[];
 extern const char rl_script_extend_sha[];
 
+/* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
+ * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must
+ * answer, M = the largest answer; (2) on all nodes raise the counter to M if
+ * lower (one script), a quorum must confirm. Both decided at quorum. Returns
+ * RL_ACQUIRED with *fence = M (> 0), RL_CONFLICT, RL_NO_QUORUM (fewer than a
+ * quorum answered a phase) or RL_ERROR; call gets the last phase's results. */
+int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence,
+                    rl_call *call);
+extern const char rl_script_fence_raise[];
+extern const char rl_script_fence_raise_sha[];
+
 /* ---- real nodes: connections and the socket fan-out ---- */
 typedef struct rl_latency {
     uint64_t count, max_us;

@@ -189,7 +189,12 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
         if (t.ok >= q && !same_server(res, n)) {
-            if (take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
+            /* fencing: two more quorum phases (a failure releases below, like any
+             * failed attempt); validity still counts from t0, before the SET */
+            int fr = o->fence_key ? rl_fence_phases(c, o->fence_key, o->fence_keylen, &info->fence, call) : RL_ACQUIRED;
+            if (fr == RL_NO_QUORUM) t.failed = n;
+            if (fr == RL_ACQUIRED && o->fence_key) t1 = c->clock->now_us(c->clock->ctx);
+            if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
         }
         /* spec: on failure, unlock all instances, including those that did
          * not answer (their SET may still land) */

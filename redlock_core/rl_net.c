@@ -572,8 +572,12 @@ static int queue_scripts(rl_conn *c, uint64_t now)
     size_t l1[3] = {6, 4, strlen(rl_script_release)};
     const char *s2[3] = {"SCRIPT", "LOAD", rl_script_extend};
     size_t l2[3] = {6, 4, strlen(rl_script_extend)};
+    const char *s3[3] = {"SCRIPT", "LOAD", rl_script_fence_raise};
+    size_t l3[3] = {6, 4, strlen(rl_script_fence_raise)};
+    /* (marked as releases: room is always kept for them, like for a release) */
     if (append_cmd(c, 3, s1, l1, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
-        append_cmd(c, 3, s2, l2, EXP_SCRIPT, RL_OP_RELEASE, 0, now))
+        append_cmd(c, 3, s2, l2, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
+        append_cmd(c, 3, s3, l3, EXP_SCRIPT, RL_OP_RELEASE, 0, now))
         return -1;
     return 0;
 }

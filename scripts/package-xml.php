@@ -23,6 +23,7 @@ const EXCLUDE = [
     'tests/hiredis1/',        // builds against hiredis 1.x from ../shared (dev and CI only)
     'redlock_core/tests/',    // C unit tests of the core (make -C redlock_core test)
     'redlock_core/fuzz/',
+    'redlock_core/model/',    // model check of the fencing protocol (make -C redlock_core model)
     'redlock_core/Makefile',  // standalone core build; phpize builds from config.m4
     '.gitignore',
     '.gitattributes',

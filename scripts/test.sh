@@ -88,6 +88,15 @@ up=${up:-0}; uf=${uf:-0}
 [ "$rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 count c-unit "$up" "$uf" 0
 
+section "model check of the fencing protocol (randomized, fixed seed, bounded)"
+make -s -C redlock_core model >"$log_dir/model.log" 2>&1; rc=$?
+sed -n '/^correct .*nodes:/,/^incr-in-set+raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
+mp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/model.log" | tail -n1)
+mf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/model.log" | tail -n1)
+mp=${mp:-0}; mf=${mf:-0}; [ "$rc" -ne 0 ] && [ "$mf" -eq 0 ] && mf=1
+[ "$mp" -eq 0 ] && [ "$mf" -eq 0 ] && mf=1
+count fence-model "$mp" "$mf" 0
+
 section "Redis test nodes"
 if ! step test-nodes bash tests/nodes.sh start 5; then
   echo "$passed passed, $failed failed, $skipped skipped"; exit 1
@@ -157,6 +166,15 @@ WRAP
   tp=${tp:-0}; tf=${tf:-0}; [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ] && tf=1
   [ "$tp" -eq 0 ] && [ "$tf" -eq 0 ] && tf=1
   count torture "$tp" "$tf" 0
+
+  section "fenced-storage torture test (short: client pauses past the TTL, with and without the storage check)"
+  REDLOCK_SO="$so" bash tests/torture/fenced.sh --short >"$log_dir/fenced.log" 2>&1; rc=$?
+  grep -E '^(mode|acquisitions|pauses|stale writes|lost updates|fence order|  FAIL|fenced:)' "$log_dir/fenced.log" | tail -n 25 | sed "s/^/    | /"
+  tp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/fenced.log" | tail -n1)
+  tf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/fenced.log" | tail -n1)
+  tp=${tp:-0}; tf=${tf:-0}; [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ] && tf=1
+  [ "$tp" -eq 0 ] && [ "$tf" -eq 0 ] && tf=1
+  count fenced-torture "$tp" "$tf" 0
 
   if [ -f redlock_core/fuzz/fuzz_uri.c ]; then
     section "fuzzing (short, bounded)"
