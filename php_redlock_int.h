@@ -78,7 +78,7 @@ zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t 
 /* INI validators, one per option type; mh_arg3 is the option's php_redlock_opt_def. */
 ZEND_INI_MH(php_redlock_ini_update_LONG);
 ZEND_INI_MH(php_redlock_ini_update_DOUBLE);
-ZEND_INI_MH(php_redlock_ini_update_BOOL);
+#define php_redlock_ini_update_BOOL OnUpdateBool
 ZEND_INI_MH(php_redlock_ini_update_STRING);
 
 /* ---------- nodes, the connection pool and groups (redlock_nodes.c) ---------- */
@@ -130,8 +130,10 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes);
 void php_redlock_group_release(php_redlock_group *g);
 /* Before each call on the group's nodes. */
 void php_redlock_group_prepare(php_redlock_group *g);
-/* A QuorumException naming the nodes that did not answer. */
+/* A QuorumException naming the nodes that failed, and those not awaited. */
 void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const char *what);
+/* When two nodes of the call proved to be one server: a RedLock\Exception, true. */
+bool php_redlock_throw_same_server(php_redlock_group *g, const rl_call *call, int outcome, const char *what);
 
 /* ---------- class RedLock (redlock_class.c) ---------- */
 

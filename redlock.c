@@ -95,21 +95,34 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
 {
     php_redlock_held_release_all();
 
-    /* Releases and extends answered after their call decided may have met a
-     * NOSCRIPT (SCRIPT FLUSH, restart): read those now, briefly, so their
-     * retry goes out in this request and not whenever the worker is next used. */
+    /* Before the process moves on (a CLI job may make no further call):
+     * - what is still unwritten goes out now: a SET or release held behind a
+     *   connect or an AUTH/SELECT gate, or behind a full socket;
+     * - releases answered late may have met a NOSCRIPT (SCRIPT FLUSH): their
+     *   retry goes out in this request;
+     * - a non-persistent connection is closed only once nothing of ours is in
+     *   flight on it: closing earlier could drop a release, or let an older
+     *   SET still queued at the node land after it. Until then it stays (and
+     *   is settled at a later request end).
+     * Bounded by the nodes' own timeouts (at most 1 s). */
     php_redlock_pooled *p;
-    rl_conn *late[RL_MAX_NODES];
-    int nlate = 0;
+    rl_conn *busy[RL_MAX_NODES];
+    int nbusy = 0, wait_ms = 20;
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        if (nlate < RL_MAX_NODES && rl_conn_late_scripts(p->conn)) late[nlate++] = p->conn;
+        rl_conn *c = p->conn;
+        if (nbusy < RL_MAX_NODES &&
+            (rl_conn_unsent(c) || rl_conn_late_scripts(c) || (!p->persistent && rl_conn_busy(c)))) {
+            busy[nbusy++] = c;
+            int t = rl_conn_conf(c)->timeout_ms;
+            if (t > wait_ms) wait_ms = t;
+        }
     } ZEND_HASH_FOREACH_END();
-    if (nlate) {
-        rl_net net = {.conns = late, .n = nlate, .clock = &rl_clock_monotonic};
-        rl_net_drain(&net, 20000);
+    if (nbusy) {
+        rl_net net = {.conns = busy, .n = nbusy, .clock = &rl_clock_monotonic};
+        rl_net_drain(&net, (uint64_t)(wait_ms < 1000 ? wait_ms : 1000) * 1000u);
     }
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        if (!p->persistent) rl_conn_close(p->conn);
+        if (!p->persistent && !rl_conn_busy(p->conn)) rl_conn_close(p->conn);
     } ZEND_HASH_FOREACH_END();
     return SUCCESS;
 }

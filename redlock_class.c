@@ -120,10 +120,24 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
         .wait_ms = (int)o.wait,
         .drift_factor = o.drift_factor,
     };
+    /* the fence counter: one key per prefix, no lock key can equal it (resources have no NUL) */
+    static const char fence_suffix[] = "\0redlock:fence";
+    char fence_key[REDLOCK_MAX_PREFIX + sizeof(fence_suffix)];
+    if (o.fencing) {
+        size_t pl = ZSTR_LEN(g->opts.prefix);
+        memcpy(fence_key, ZSTR_VAL(g->opts.prefix), pl);
+        memcpy(fence_key + pl, fence_suffix, sizeof(fence_suffix) - 1);
+        ro.fence_key = fence_key;
+        ro.fence_keylen = pl + sizeof(fence_suffix) - 1;
+    }
     zend_string *key = make_key(g, resource);
     php_redlock_group_prepare(g);
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
-    if (r == RL_ACQUIRED) {
+    if (php_redlock_throw_same_server(g, &call, r, "lock")) {
+        /* never hand out a lock counted on one server twice */
+        if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
+        zend_string_release(key);
+    } else if (r == RL_ACQUIRED) {
         REDLOCK_G(acquired)++;
         l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o);
     } else {
@@ -201,7 +215,9 @@ PHP_METHOD(RedLock, synchronized)
         l->released = true;
         int r = php_redlock_lock_release(l, &call);
         if (r != RL_NO_QUORUM) php_redlock_held_forget(l);
-        if (r != RL_RELEASED && l->throw_on_lost && !pending) {
+        /* $fn's exception wins; else a same-server finding, else a lost lock */
+        if (!pending && !php_redlock_throw_same_server(g, &call, r, "synchronized") && r != RL_RELEASED &&
+            l->throw_on_lost) {
             zend_throw_exception_ex(php_redlock_lost_ce, 0, "synchronized: the lock on \"%s\" was lost before release",
                                     ZSTR_VAL(resource));
         }
@@ -228,6 +244,7 @@ PHP_METHOD(RedLock, isLocked)
     php_redlock_group_prepare(g);
     int r = rl_is_locked(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &call);
     zend_string_release(key);
+    if (php_redlock_throw_same_server(g, &call, r, "isLocked")) RETURN_THROWS();
     if (r == RL_NO_QUORUM || r == RL_ERROR) {
         REDLOCK_G(quorum_failures)++;
         php_redlock_throw_quorum(g, &call, "isLocked");

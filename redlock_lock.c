@@ -134,7 +134,10 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
     ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, RL_TOKEN_LEN);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
-    ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
+    if (o->fencing)
+        ZVAL_LONG(REDLOCK_LOCK_PROP(l, FENCE), (zend_long)info->fence);
+    else
+        ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
 
     if (o->auto_release && REDLOCK_G(held_active)) held_add(l);
     return l;
@@ -158,6 +161,7 @@ PHP_METHOD(RedLock_Lock, release)
     int r = php_redlock_lock_release(l, &call);
     /* with no quorum reachable the request-end release may still succeed */
     if (r != RL_NO_QUORUM) php_redlock_held_forget(l);
+    if (php_redlock_throw_same_server(l->g, &call, r, "release")) RETURN_THROWS();
     if (r == RL_RELEASED) RETURN_TRUE;
     if (l->throw_on_lost && r == RL_LOST) {
         zend_throw_exception_ex(php_redlock_lost_ce, 0, "release: the lock on \"%s\" was already gone (expired or taken)",
@@ -184,9 +188,12 @@ PHP_METHOD(RedLock_Lock, extend)
         php_redlock_group_prepare(l->g);
         r = rl_extend(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, (int)ttl, l->drift_factor, &info,
                       &call);
+        /* whatever the outcome: a failed extend may have shortened the TTL
+         * on the nodes that ran it, and the core never lets validity grow then */
+        l->info = info;
+        if (php_redlock_throw_same_server(l->g, &call, r, "extend")) RETURN_THROWS();
     }
     if (r == RL_EXTENDED) {
-        l->info = info;
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
         REDLOCK_G(extended)++;
         RETURN_TRUE;
@@ -202,7 +209,8 @@ PHP_METHOD(RedLock_Lock, extend)
 
 static zend_long lock_remaining(php_redlock_lock_obj *l)
 {
-    if (l->released) return 0;
+    /* a forked child inherits the object, not the lock */
+    if (l->released || !lock_is_ours(l)) return 0;
     return (zend_long)rl_remaining_ms(&l->info, rl_clock_monotonic.now_us(NULL));
 }
 

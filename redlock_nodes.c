@@ -228,14 +228,6 @@ static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong i
     return SUCCESS;
 }
 
-static bool same_server(const rl_node_conf *a, const rl_node_conf *b)
-{
-    /* one Redis server counted twice would forge a quorum: the database
-     * or user does not make it another node */
-    if (a->socket || b->socket) return a->socket && b->socket && strcmp(a->socket, b->socket) == 0;
-    return a->port == b->port && strcasecmp(a->host, b->host) == 0;
-}
-
 zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
 {
     zend_string *key;
@@ -250,8 +242,12 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
         zend_argument_value_error(1, "must have at most %d nodes", RL_MAX_NODES);
         return FAILURE;
     }
+    zend_string *keys[RL_MAX_NODES];
+    zend_ulong idxs[RL_MAX_NODES];
     ZEND_HASH_FOREACH_KEY_VAL(nodes, idx, key, v) {
         rl_node_conf *c = &g->conf[g->n];
+        keys[g->n] = key;
+        idxs[g->n] = idx;
         *c = (rl_node_conf){
             .connect_timeout_ms = (int)g->opts.connect_timeout,
             .timeout_ms = (int)g->opts.timeout,
@@ -274,15 +270,26 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
             NODE_ERR("TLS (rediss:// or \"tls\") is not available in this version");
             return FAILURE;
         }
-        for (int j = 0; j < g->n - 1; j++) {
-            if (same_server(&g->conf[j], c)) {
-                char name[128];
-                rl_node_conf_name(c, name, sizeof(name));
-                NODE_ERR("duplicate node %s (the same server may appear only once)", name);
-                return FAILURE;
-            }
-        }
     } ZEND_HASH_FOREACH_END();
+
+    /* one Redis server counted twice would forge a quorum: the database or
+     * user does not make it another node; host names are compared by their
+     * addresses, socket paths by the file they name */
+    int first, second;
+    int dup = rl_node_confs_find_same_server(g->conf, g->n, &first, &second);
+    if (dup < 0) {
+        zend_throw_error(NULL, "out of memory");
+        return FAILURE;
+    }
+    if (dup) {
+        char name[128], other[128];
+        rl_node_conf_name(&g->conf[second], name, sizeof(name));
+        rl_node_conf_name(&g->conf[first], other, sizeof(other));
+        key = keys[second];
+        idx = idxs[second];
+        NODE_ERR("duplicate node %s: the same server as %s (a server may appear only once)", name, other);
+        return FAILURE;
+    }
 
     for (int i = 0; i < g->n; i++) {
         rl_node_conf *c = &g->conf[i];
@@ -318,14 +325,56 @@ void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const c
                             call->answered);
     const char *sep = ": ";
     for (int i = 0; i < g->n; i++) {
-        if (call->res[i].state == RL_ANSWERED) continue;
+        if (call->res[i].state != RL_FAILED) continue;
         smart_str_appends(&s, sep);
         smart_str_appends(&s, g->pooled[i]->name);
         smart_str_appends(&s, " ");
-        smart_str_appends(&s, call->res[i].state == RL_FAILED ? call->res[i].reason : "no answer yet");
+        smart_str_appends(&s, call->res[i].reason[0] ? call->res[i].reason : rl_err_name(call->res[i].err));
         sep = "; ";
+    }
+    /* a node still in flight when the outcome was decided did not fail:
+     * its answer was simply not awaited */
+    sep = "; not awaited: ";
+    for (int i = 0; i < g->n; i++) {
+        if (call->res[i].state != RL_PENDING) continue;
+        smart_str_appends(&s, sep);
+        smart_str_appends(&s, g->pooled[i]->name);
+        sep = ", ";
     }
     smart_str_0(&s);
     zend_throw_exception(php_redlock_quorum_ce, ZSTR_VAL(s.s), 0);
     smart_str_free(&s);
+}
+
+/* Two nodes of the call turned out to be one Redis server (the core saw the
+ * same server behind both at connect: a node failed with RL_E_SAME_SERVER,
+ * or the outcome is RL_SAME_SERVER). Not a quorum failure to retry but a
+ * configuration error: throws RedLock\Exception naming the node and returns
+ * true; false when the call saw nothing of the kind. */
+bool php_redlock_throw_same_server(php_redlock_group *g, const rl_call *call, int outcome, const char *what)
+{
+    int bad = -1;
+    if (outcome == RL_ERROR) return false; /* the call may have stopped before any node */
+    for (int i = 0; i < g->n && bad < 0; i++)
+        if (call->res[i].err == RL_E_SAME_SERVER) bad = i;
+    if (bad < 0 && outcome != RL_SAME_SERVER) return false;
+    smart_str m = {0};
+    smart_str_appends(&m, what);
+    if (bad < 0) {
+        smart_str_appends(&m, ": two nodes are the same Redis server");
+    } else {
+        smart_str_appends(&m, ": node ");
+        smart_str_appends(&m, g->pooled[bad]->name);
+        smart_str_appends(&m, " is the same Redis server as another node");
+        if (call->res[bad].reason[0]) {
+            smart_str_appends(&m, " (");
+            smart_str_appends(&m, call->res[bad].reason);
+            smart_str_appendc(&m, ')');
+        }
+    }
+    smart_str_appends(&m, "; a server may count only once toward the quorum");
+    smart_str_0(&m);
+    zend_throw_exception(php_redlock_exception_ce, ZSTR_VAL(m.s), 0);
+    smart_str_free(&m);
+    return true;
 }

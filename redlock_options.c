@@ -144,13 +144,10 @@ zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t 
     } ZEND_HASH_FOREACH_END();
 
     const uint32_t both = (1u << REDLOCK_OPT_wait) | (1u << REDLOCK_OPT_retry_count);
-    if ((seen & both) == both) {
-        /* two stopping rules at once: refuse rather than guess which wins */
+    if ((seen & both) == both && o->wait > 0) { /* wait => 0 means "no wait" */
+        /* two stopping rules at once: refuse rather than guess which wins
+         * (with a wait from the constructor or INI, a per-call retry_count is ignored) */
         zend_argument_value_error(argn, "\"wait\" and \"retry_count\" cannot be given together");
-        return FAILURE;
-    }
-    if (o->fencing) {
-        zend_argument_value_error(argn, "\"fencing\" is not available in this version");
         return FAILURE;
     }
     return SUCCESS;
@@ -198,14 +195,4 @@ ZEND_INI_MH(php_redlock_ini_update_STRING)
         return FAILURE;
     }
     return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
-}
-
-ZEND_INI_MH(php_redlock_ini_update_BOOL)
-{
-    const php_redlock_opt_def *d = mh_arg3;
-    if (d == &php_redlock_opt_defs[REDLOCK_OPT_fencing] && zend_ini_parse_bool(new_value)) {
-        php_error_docref(NULL, E_WARNING, "%s is not available in this version", ZSTR_VAL(entry->name));
-        return FAILURE;
-    }
-    return OnUpdateBool(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
 }

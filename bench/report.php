@@ -14,6 +14,7 @@ $short = ($o['short'] ?? '0') === '1';
 
 const LABEL = [
     'ext' => 'redlock ext (5 nodes, parallel)',
+    'ext_fenced' => 'redlock ext, fencing => true',
     'floor' => 'floor: phpredis 1 node',
     'seq' => 'PHP sequential RedLock (5)',
     'symfony' => 'symfony/lock Combined(5)',
@@ -149,6 +150,17 @@ foreach ($modes as $mode) {
         }
         unset($r);
     }
+    // the cost of fencing: fenced cycle / unfenced cycle (4 vs 2 round trips)
+    $ext = $results['modes'][$mode]['ext'] ?? null;
+    $fenced = $results['modes'][$mode]['ext_fenced'] ?? null;
+    if (isset($ext['median_us'], $fenced['median_us'])) {
+        $results['modes'][$mode]['ext_fenced']['ratio_median_to_ext'] = round($fenced['median_us'] / max(1, $ext['median_us']), 2);
+        $results['modes'][$mode]['ext_fenced']['ratio_p99_to_ext'] = round($fenced['p99_us'] / max(1, $ext['p99_us']), 2);
+        if (isset($ext['tput8_cycles_per_s'], $fenced['tput8_cycles_per_s'])) {
+            $results['modes'][$mode]['ext_fenced']['ratio_tput8_to_ext'] =
+                round($fenced['tput8_cycles_per_s'] / max(1e-9, $ext['tput8_cycles_per_s']), 3);
+        }
+    }
 }
 
 // memory
@@ -197,6 +209,14 @@ foreach ($modes as $mode) {
     }
 }
 echo "\n×floor = median (or p99) latency / the floor's in the same mode; 8p = 8 processes at once, total cycles/s.\n";
+foreach ($modes as $mode) {
+    $r = $results['modes'][$mode]['ext_fenced'] ?? [];
+    if (isset($r['ratio_median_to_ext'])) {
+        printf("fencing cost (%s): fenced/unfenced lock+release = %s median, %s p99%s (round trips 4 vs 2)\n", $mode,
+            $fmt($r['ratio_median_to_ext'], 2), $fmt($r['ratio_p99_to_ext'], 2),
+            isset($r['ratio_tput8_to_ext']) ? ', 8p throughput ×' . $fmt($r['ratio_tput8_to_ext'], 2) : '');
+    }
+}
 foreach ($results['meta']['modes'] as $m => $d) {
     echo "  $m: $d\n";
 }

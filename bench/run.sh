@@ -4,7 +4,7 @@
 # the raw C core, over real redis-server nodes it starts itself (loopback only).
 #
 #   bash bench/run.sh [--short] [--modes lan,loopback,slow,down]
-#                     [--impls ext,floor,seq,symfony,raw] [--ext PATH/redlock.so]
+#                     [--impls ext,ext_fenced,floor,seq,symfony,raw] [--ext PATH/redlock.so]
 #                     [--build] [--cycles N] [--seconds S] [--tput-seconds S]
 #                     [--no-tput] [--no-mem] [--no-callgrind] [--no-plot] [--out DIR]
 #
@@ -31,7 +31,7 @@ PHP=${PHP:-php}
 
 SHORT=0
 MODES=""
-IMPLS="ext,floor,seq,symfony,raw"
+IMPLS="ext,ext_fenced,floor,seq,symfony,raw"
 EXT_SO=${REDLOCK_SO:-}
 CYCLES=""
 SECONDS_PER=""
@@ -154,7 +154,7 @@ newer_than_sources() {   # $1 newer than every extension/core source?
     done
     return 0
 }
-if has ext || [ $DO_MEM = 1 ] || [ $DO_CG = 1 ]; then
+if has ext || has ext_fenced || [ $DO_MEM = 1 ] || [ $DO_CG = 1 ]; then
     if [ -n "$EXT_SO" ]; then
         [ -f "$EXT_SO" ] || { echo "bench: --ext $EXT_SO: no such file" >&2; exit 1; }
     elif [ $FORCE_BUILD = 0 ] && [ -f "$REPO/modules/redlock.so" ] && newer_than_sources "$REPO/modules/redlock.so" &&
@@ -221,7 +221,7 @@ CRASHED=0
 impl_cmd() {   # $1 impl → the command (array IMPL_CMD); non-zero when not runnable
     IMPL_CMD=()
     case "$1" in
-        ext) [ -n "$EXT_SO" ] || return 1; IMPL_CMD=("$PHP" -d "extension=$EXT_SO" "$BENCH/impl/ext.php") ;;
+        ext|ext_fenced) [ -n "$EXT_SO" ] || return 1; IMPL_CMD=("$PHP" -d "extension=$EXT_SO" "$BENCH/impl/$1.php") ;;
         floor|seq|symfony) IMPL_CMD=("$PHP" "$BENCH/impl/$1.php") ;;
         raw) [ -n "$RAW" ] || return 1; IMPL_CMD=("$RAW") ;;
         *) return 1 ;;

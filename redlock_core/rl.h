@@ -2,6 +2,7 @@
 #ifndef RL_H
 #define RL_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +50,7 @@ typedef struct rl_random {
     void *ctx;
 } rl_random;
 
-extern const rl_clock rl_clock_monotonic;  /* CLOCK_MONOTONIC + nanosleep */
+extern const rl_clock rl_clock_monotonic;  /* CLOCK_BOOTTIME (keeps counting in suspend), else CLOCK_MONOTONIC; nanosleep */
 extern const rl_random rl_random_system;   /* getrandom(2), buffered, fork-safe */
 
 /* A fork generation: bumped in the child by pthread_atfork, so a connection
@@ -77,6 +78,16 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
 void rl_node_conf_free(rl_node_conf *conf);
 /* "host:port" or "unix:/path" into buf; returns length. */
 size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen);
+/* 1 when a and b reach the same server as far as can be told without
+ * connecting: same unix socket file (st_dev/st_ino, else the same path), or
+ * the same port and host, host names compared by every address getaddrinfo
+ * gives (a name that does not resolve compares by string). TCP and unix
+ * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
+int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
+/* The first pair i < j of confs[0..n) that is the same server: returns 1 and
+ * sets *first = i, *second = j; 0 when none; -1 out of memory. Resolves each
+ * host at most once, and only when a pair with the same port needs it. */
+int rl_node_confs_find_same_server(const rl_node_conf *confs, int n, int *first, int *second);
 
 /* Limits of a node setting, one rule for both forms of a node: rl_uri_parse()
  * applies them to a URI, the extension to a node given as an array. */
@@ -134,13 +145,25 @@ typedef struct rl_result {
 
 /* ---- one command to all nodes ---- */
 #define RL_MAX_ARGS 8
+
+/* What a command does to a lock key, so the connection can keep a release in
+ * order behind the SET it undoes (a stalled node gets no new SET, but always
+ * the releases it owes). */
+enum rl_op { RL_OP_OTHER = 0, RL_OP_SET, RL_OP_RELEASE };
+
 typedef struct rl_cmd {
     int argc;
     const char *argv[RL_MAX_ARGS];
     size_t argvlen[RL_MAX_ARGS];
     /* For EVALSHA: the script, so a NOSCRIPT error is retried as EVAL. */
     const char *script;
+    int op;          /* enum rl_op */
+    uint64_t tag;    /* SET / RELEASE: rl_lock_tag(key, token) */
+    int nowait;      /* queue and write, do not wait for the replies (read and dropped later) */
 } rl_cmd;
+
+/* identifies (key, token) on a connection: FNV-1a over key, NUL, token */
+uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
 
 /* Called after every node outcome; return non-zero once the call's outcome
  * is decided, so the fan-out returns without waiting for the rest. */
@@ -212,6 +235,12 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms,
                const rl_opts *o, rl_lock_info *info, rl_call *call);
 int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token,
                rl_call *call);
+/* info holds the lock's current validity and is updated on every outcome:
+ * RL_EXTENDED: the new validity. Otherwise it never grows: 0 when the nodes
+ * answered that our token is gone on so many that no quorum holds it, when
+ * the new validity came out <= 0, or on RL_SAME_SERVER; else
+ * min(old end, start of the extend + ttl - drift), as every node that ran
+ * the PEXPIRE (also one we did not wait for) now expires the key then. */
 int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token,
               int ttl_ms, double drift_factor, rl_lock_info *info, rl_call *call);
 int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);
@@ -234,6 +263,17 @@ extern const char rl_script_release[];
 extern const char rl_script_release_sha[];
 extern const char rl_script_extend[];
 extern const char rl_script_extend_sha[];
+
+/* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
+ * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must
+ * answer, M = the largest answer; (2) on all nodes raise the counter to M if
+ * lower (one script), a quorum must confirm. Both decided at quorum. Returns
+ * RL_ACQUIRED with *fence = M (> 0), RL_CONFLICT, RL_NO_QUORUM (fewer than a
+ * quorum answered a phase) or RL_ERROR; call gets the last phase's results. */
+int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence,
+                    rl_call *call);
+extern const char rl_script_fence_raise[];
+extern const char rl_script_fence_raise_sha[];
 
 /* ---- real nodes: connections and the socket fan-out ---- */
 typedef struct rl_latency {
@@ -273,13 +313,27 @@ typedef struct rl_net {
     rl_conn **conns;
     int n;
     const rl_clock *clock;
+    /* poll(2), or a test's stand-in; NULL: poll */
+    int (*poll_fn)(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 } rl_net;
 int rl_net_fanout(void *net, const rl_cmd *cmd, rl_result *res, int n,
                   rl_decide_fn decide, void *ud);
 
-/* Wait, bounded by each node's timeout, until replies still in flight have
- * been read (used before closing at request end). */
+/* Wait, at most max_us, until every connection has written what it holds
+ * (connects and AUTH/SELECT gates resolved on the way) and read the replies
+ * still in flight. Used at request end, so releases go out before the
+ * process moves on. */
 void rl_net_drain(rl_net *net, uint64_t max_us);
+/* Something is still unwritten or unanswered on this connection: closing it
+ * now could drop a release or let an older SET land after it. */
+int rl_conn_busy(const rl_conn *conn);
+/* Bytes not yet written (a connect in progress, an AUTH/SELECT gate, a full
+ * socket): a release among them reaches the node only once they are. */
+int rl_conn_unsent(const rl_conn *conn);
+/* The server's run_id once the connection learnt it ("" when unknown: a user
+ * without the INFO permission). Two nodes of one call with the same run_id
+ * are one server: RL_E_SAME_SERVER. */
+const char *rl_conn_run_id(const rl_conn *conn);
 
 uint64_t rl_latency_percentile(const rl_latency *l, double p);
 void rl_latency_add(rl_latency *l, uint64_t us);

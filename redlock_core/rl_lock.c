@@ -70,18 +70,12 @@ static int decide_exists(void *ud, const rl_result *res, int n)
     return t.ok + t.pending < q && t.answered >= q;
 }
 
-/* After a failed attempt: wait until every node that may hold our key has
- * answered the release (or failed), so the next attempt starts clean. */
-typedef struct cleanup_ud {
-    const unsigned char *need;
-} cleanup_ud;
-
-static int decide_cleanup(void *ud, const rl_result *res, int n)
+/* API.md "Nodes": two nodes found to be one server void the call */
+static int same_server(const rl_result *res, int n)
 {
-    const cleanup_ud *c = ud;
     for (int i = 0; i < n; i++)
-        if (c->need[i] && res[i].state == RL_PENDING) return 0;
-    return 1;
+        if (res[i].state == RL_FAILED && res[i].err == RL_E_SAME_SERVER) return 1;
+    return 0;
 }
 
 static void fill_call(rl_call *call, const rl_result *res, int n, int (*yes)(const rl_reply *))
@@ -117,6 +111,9 @@ static void script_cmd(rl_cmd *cmd, const char *script, const char *sha, const c
 static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
 {
     script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, NULL, 0);
+    /* a connection keeps it in order behind the SET it undoes */
+    cmd->op = RL_OP_RELEASE;
+    cmd->tag = rl_lock_tag(key, keylen, token, strlen(token));
 }
 
 /* The spec's validity check after a round trip from t0 to t1: the lock counts
@@ -157,17 +154,30 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
 
     if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1) return RL_ERROR;
     memset(info, 0, sizeof(*info));
-    if (rl_make_token(c->rnd, info->token) != 0) return RL_ERROR;
-    info->token_len = RL_TOKEN_LEN;
+    if (o->token) {
+        /* a caller-chosen token (API.md "Restore"): the caller vouches for it */
+        if (o->token_len < RL_TOKEN_MIN || o->token_len > RL_TOKEN_MAX) return RL_ERROR;
+        memcpy(info->token, o->token, o->token_len);
+        info->token[o->token_len] = '\0';
+        info->token_len = o->token_len;
+    } else {
+        if (rl_make_token(c->rnd, info->token) != 0) return RL_ERROR;
+        info->token_len = RL_TOKEN_LEN;
+    }
 
     memset(&set, 0, sizeof(set));
     arg(&set, "SET", 3);
     arg(&set, key, keylen);
-    arg(&set, info->token, RL_TOKEN_LEN);
+    arg(&set, info->token, info->token_len);
     arg(&set, "NX", 2);
     arg(&set, "PX", 2);
     arg(&set, ttlbuf, fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms));
+    set.op = RL_OP_SET;
+    set.tag = rl_lock_tag(key, keylen, info->token, info->token_len);
     release_cmd(&rel, key, keylen, info->token);
+    /* after a failed attempt the release is only queued: each connection
+     * keeps it behind our SET, so a hung node costs the next attempt nothing */
+    rel.nowait = 1;
 
     uint64_t first = c->clock->now_us(c->clock->ctx);
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
@@ -178,23 +188,25 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
         tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
-        if (t.ok >= q) {
-            if (take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
+        if (t.ok >= q && !same_server(res, n)) {
+            /* fencing: two more quorum phases (a failure releases below, like any
+             * failed attempt); validity still counts from t0, before the SET */
+            int fr = o->fence_key ? rl_fence_phases(c, o->fence_key, o->fence_keylen, &info->fence, call) : RL_ACQUIRED;
+            if (fr == RL_NO_QUORUM) t.failed = n;
+            if (fr == RL_ACQUIRED && o->fence_key) t1 = c->clock->now_us(c->clock->ctx);
+            if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
         }
         /* spec: on failure, unlock all instances, including those that did
          * not answer (their SET may still land) */
         outcome = t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
-        unsigned char need[RL_MAX_NODES];
+        if (same_server(res, n)) outcome = RL_SAME_SERVER;
         int any = 0;
-        for (int i = 0; i < n; i++) {
-            need[i] = res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
-            any |= need[i];
-        }
+        for (int i = 0; i < n; i++) any |= res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
         if (any) {
             rl_result rr[RL_MAX_NODES];
-            cleanup_ud cu = {need};
-            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, decide_cleanup, &cu) != 0) return RL_ERROR;
+            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) return RL_ERROR;
         }
+        if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
         uint64_t now = c->clock->now_us(c->clock->ctx);
         uint64_t pause = retry_pause_us(c, o);
         if (deadline) {
@@ -220,8 +232,27 @@ int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *toke
     if (c->tp->fanout(c->tp->ctx, &rel, res, n, decide_ok_one, NULL) != 0) return RL_ERROR;
     tally t = count(res, n, is_one);
     fill_call(call, res, n, is_one);
+    if (same_server(res, n)) return RL_SAME_SERVER;
     if (t.ok >= q) return RL_RELEASED;
     return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
+}
+
+/* After an extend that did not succeed, the lock may hold for less than it
+ * did: every node that ran the PEXPIRE (also one whose answer we did not
+ * wait for) now expires the key ttl after the extend began. So the validity
+ * left is what both the old and the new TTL still give. */
+static void cap_validity(rl_lock_info *info, uint64_t t0, uint64_t t1, int ttl_ms, double drift_factor)
+{
+    int64_t new_ms = rl_validity_ms(ttl_ms, 0, drift_factor); /* ttl - drift, counted from t0 */
+    uint64_t until = new_ms > 0 ? t0 + (uint64_t)new_ms * 1000u : 0;
+    if (until < info->valid_until_us) info->valid_until_us = until;
+    info->validity_ms = info->valid_until_us > t1 ? (int64_t)((info->valid_until_us - t1) / 1000u) : 0;
+}
+
+static void no_validity(rl_lock_info *info)
+{
+    info->valid_until_us = 0;
+    info->validity_ms = 0;
 }
 
 int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token, int ttl_ms,
@@ -237,13 +268,30 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
                fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms));
 
     uint64_t t0 = c->clock->now_us(c->clock->ctx);
-    if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) return RL_ERROR;
+    if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) {
+        /* some nodes may have got the PEXPIRE */
+        cap_validity(info, t0, c->clock->now_us(c->clock->ctx), ttl_ms, drift_factor);
+        return RL_ERROR;
+    }
     uint64_t t1 = c->clock->now_us(c->clock->ctx);
     tally t = count(res, n, is_one);
     fill_call(call, res, n, is_one);
-    if (t.ok >= q) {
-        return take_validity(info, ttl_ms, t0, t1, drift_factor, t.ok) ? RL_EXTENDED : RL_LOST;
+    if (same_server(res, n)) {
+        /* the quorum the lock was counted on had one server twice */
+        no_validity(info);
+        return RL_SAME_SERVER;
     }
+    if (t.ok >= q) {
+        if (take_validity(info, ttl_ms, t0, t1, drift_factor, t.ok)) return RL_EXTENDED;
+        no_validity(info); /* the new TTL is already used up by the round trip */
+        return RL_LOST;
+    }
+    if (t.no > n - q) {
+        /* answered "not our token" on so many nodes that no quorum holds it */
+        no_validity(info);
+        return RL_LOST;
+    }
+    cap_validity(info, t0, t1, ttl_ms, drift_factor);
     return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
 }
 
@@ -260,6 +308,7 @@ int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
     if (c->tp->fanout(c->tp->ctx, &ex, res, n, decide_exists, NULL) != 0) return RL_ERROR;
     tally t = count(res, n, is_one);
     fill_call(call, res, n, is_one);
+    if (same_server(res, n)) return RL_SAME_SERVER;
     if (t.ok >= q) return RL_YES;
     if (t.answered < q) return RL_NO_QUORUM;
     return RL_NO;

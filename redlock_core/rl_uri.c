@@ -4,10 +4,17 @@
 #endif
 #include "rl.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 const rl_limit rl_node_limits[RL_FIELD_COUNT] = {
     [RL_FIELD_HOST] = {.min = 1, .max = 255},
@@ -224,6 +231,11 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
         if (c.password[0] == '\0') {
             free(c.password);
             c.password = NULL;
+            if (c.user) {
+                /* redis://user:@host: the user would be dropped without a word */
+                rl_node_conf_free(&c);
+                return fail(err, errlen, "user given with an empty password (use redis://user:password@host)");
+            }
         }
         auth = at + 1;
     }
@@ -272,4 +284,130 @@ size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen)
         n = snprintf(buf, buflen, "%s:%d", conf->host ? conf->host : "", conf->port);
     if (n < 0) return 0;
     return (size_t)n < buflen ? (size_t)n : buflen - 1;
+}
+
+/* ---- do two node entries reach the same server? ---- */
+
+#define SAME_MAX_ADDRS 16
+
+typedef struct node_addrs {
+    int resolved;                /* 1: addr[] holds the host's addresses */
+    int n;
+    struct sockaddr_in6 addr[SAME_MAX_ADDRS]; /* IPv4 as v4-mapped IPv6, port included */
+    int have_stat;               /* unix socket that exists: compare the file, not the path */
+    dev_t dev;
+    ino_t ino;
+} node_addrs;
+
+static void resolve_node(const rl_node_conf *c, node_addrs *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (c->socket) {
+        struct stat st;
+        if (stat(c->socket, &st) == 0) {
+            out->have_stat = 1;
+            out->dev = st.st_dev;
+            out->ino = st.st_ino;
+        }
+        return;
+    }
+    if (!c->host) return;
+    struct addrinfo hints, *ai = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(c->host, NULL, &hints, &ai) != 0 || !ai) return;
+    for (struct addrinfo *p = ai; p && out->n < SAME_MAX_ADDRS; p = p->ai_next) {
+        struct sockaddr_in6 *a = &out->addr[out->n];
+        memset(a, 0, sizeof(*a));
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons((uint16_t)c->port);
+        if (p->ai_family == AF_INET6) {
+            const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)p->ai_addr;
+            a->sin6_addr = s6->sin6_addr;
+            a->sin6_scope_id = s6->sin6_scope_id;
+        } else if (p->ai_family == AF_INET) {
+            const struct sockaddr_in *s4 = (const struct sockaddr_in *)p->ai_addr;
+            a->sin6_addr.s6_addr[10] = 0xff;
+            a->sin6_addr.s6_addr[11] = 0xff;
+            memcpy(&a->sin6_addr.s6_addr[12], &s4->sin_addr, 4);
+        } else {
+            continue;
+        }
+        out->n++;
+    }
+    out->resolved = out->n > 0;
+    freeaddrinfo(ai);
+}
+
+static int addrs_same(const rl_node_conf *a, const node_addrs *ra, const rl_node_conf *b, const node_addrs *rb)
+{
+    if (a->socket || b->socket) {
+        if (!a->socket || !b->socket) return 0; /* TCP vs unix: only the server can tell (run_id) */
+        if (ra->have_stat && rb->have_stat) return ra->dev == rb->dev && ra->ino == rb->ino;
+        return strcmp(a->socket, b->socket) == 0;
+    }
+    if (a->port != b->port) return 0;
+    if (strcasecmp(a->host, b->host) == 0) return 1;
+    if (!ra->resolved || !rb->resolved) return 0; /* a name that does not resolve: by string only */
+    for (int i = 0; i < ra->n; i++)
+        for (int j = 0; j < rb->n; j++)
+            if (memcmp(&ra->addr[i].sin6_addr, &rb->addr[j].sin6_addr, sizeof(struct in6_addr)) == 0 &&
+                ra->addr[i].sin6_scope_id == rb->addr[j].sin6_scope_id)
+                return 1;
+    return 0;
+}
+
+/* Whether resolving could change the answer for this pair (saves lookups). */
+static int needs_resolve(const rl_node_conf *a, const rl_node_conf *b)
+{
+    if (a->socket || b->socket) return a->socket && b->socket;
+    return a->port == b->port && strcasecmp(a->host, b->host) != 0;
+}
+
+int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b)
+{
+    node_addrs ra, rb;
+    memset(&ra, 0, sizeof(ra));
+    memset(&rb, 0, sizeof(rb));
+    if (needs_resolve(a, b)) {
+        resolve_node(a, &ra);
+        resolve_node(b, &rb);
+    }
+    return addrs_same(a, &ra, b, &rb);
+}
+
+int rl_node_confs_find_same_server(const rl_node_conf *confs, int n, int *first, int *second)
+{
+    node_addrs *r = n > 0 ? calloc((size_t)n, sizeof(*r)) : NULL;
+    unsigned char *done = n > 0 ? calloc((size_t)n, 1) : NULL;
+    int found = 0;
+    if (n > 0 && (!r || !done)) {
+        free(r);
+        free(done);
+        return -1;
+    }
+    for (int j = 1; j < n && !found; j++) {
+        for (int i = 0; i < j; i++) {
+            if (needs_resolve(&confs[i], &confs[j])) {
+                /* each node is resolved at most once, and only when a pair needs it */
+                for (int k = 0; k < 2; k++) {
+                    int x = k ? j : i;
+                    if (!done[x]) {
+                        resolve_node(&confs[x], &r[x]);
+                        done[x] = 1;
+                    }
+                }
+            }
+            if (addrs_same(&confs[i], &r[i], &confs[j], &r[j])) {
+                *first = i;
+                *second = j;
+                found = 1;
+                break;
+            }
+        }
+    }
+    free(r);
+    free(done);
+    return found;
 }

@@ -31,6 +31,8 @@ const char *rl_err_name(int err)
     case RL_E_REDIS: return "error reply";
     case RL_E_RESOLVE: return "host not resolved";
     case RL_E_NOMEM: return "out of memory";
+    case RL_E_SAME_SERVER: return "same server as another node";
+    case RL_E_STALLED: return "stalled";
     }
     return "unknown error";
 }
@@ -40,8 +42,14 @@ static uint64_t mono_now_us(void *ctx)
 {
     struct timespec ts;
     (void)ctx;
-    /* CLOCK_MONOTONIC: the spec's elapsed time must not jump with the wall clock */
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    /* The spec's elapsed time must not jump with the wall clock, and must not
+     * stop either: CLOCK_MONOTONIC stands still while the machine is
+     * suspended (and in some VM pauses), so a lock would claim validity its
+     * keys no longer have. CLOCK_BOOTTIME keeps counting (API.md). */
+#ifdef CLOCK_BOOTTIME
+    if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+#endif
+        clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
@@ -58,15 +66,20 @@ static void mono_sleep_us(void *ctx, uint64_t us)
 const rl_clock rl_clock_monotonic = {mono_now_us, mono_sleep_us, NULL};
 
 /* ---- fork generation and random pool ---- */
-static uint64_t fork_gen = 1;
-static unsigned char rnd_pool[RL_TOKEN_BYTES * 32];
-static size_t rnd_pos = sizeof(rnd_pool); /* empty */
+/* Written only in a fork child's atfork handler (one thread then), read by
+ * any thread: an atomic keeps ThreadSanitizer and the compiler honest. */
+static _Atomic uint64_t fork_gen = 1;
+/* One pool per thread (ZTS: FrankenPHP, threaded Apache): a shared pool
+ * without a lock can hand two threads the same bytes, or zeroed ones. */
+static __thread unsigned char rnd_pool[RL_TOKEN_BYTES * 32];
+static __thread size_t rnd_pos = sizeof(rnd_pool); /* empty */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void on_fork_child(void)
 {
     fork_gen++;
-    /* the child must never hand out the parent's buffered random bytes */
+    /* the child must never hand out the parent's buffered random bytes (only
+     * the forking thread lives on in the child: its pool is this one) */
     memset(rnd_pool, 0, sizeof(rnd_pool));
     rnd_pos = sizeof(rnd_pool);
 }

@@ -20,8 +20,10 @@ const EXCLUDE = [
     'tests/fpm/',             // php-fpm + PHPUnit harness (needs composer, php-fpm)
     'tests/torture/',         // multi-process torture run with a fault injector (dev only)
     'tests/packaging/',       // this packaging round trip itself
+    'tests/hiredis1/',        // builds against hiredis 1.x from ../shared (dev and CI only)
     'redlock_core/tests/',    // C unit tests of the core (make -C redlock_core test)
     'redlock_core/fuzz/',
+    'redlock_core/model/',    // model check of the fencing protocol (make -C redlock_core model)
     'redlock_core/Makefile',  // standalone core build; phpize builds from config.m4
     '.gitignore',
     '.gitattributes',

@@ -45,6 +45,17 @@ phpt_count() { # suite logfile rc
   grep -E '^(FAIL|LEAK|BORK|WARN)' "$2" | head -n 40 || true
   count "$1" "$p" "$f" "$s"
 }
+# a script that ends with "<name>: N passed, N failed, N skipped"
+summary_count() { # suite logfile rc
+  local line sp sf ss
+  line=$(grep -E ': [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$2" | tail -n1)
+  sp=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p'); sp=${sp:-0}
+  sf=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p'); sf=${sf:-0}
+  ss=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped$/\1/p'); ss=${ss:-0}
+  [ "$3" -ne 0 ] && [ "$sf" -eq 0 ] && sf=1
+  [ "$sp" -eq 0 ] && [ "$sf" -eq 0 ] && [ "$ss" -eq 0 ] && sf=1
+  count "$1" "$sp" "$sf" "$ss"
+}
 run_phpt() { # suite runner so [extra run-tests args...]: runner is scripts/run-phpt.sh or a wrapper of it
   local suite=$1 runner=$2 so=$3; shift 3
   local log="$log_dir/$suite.log"
@@ -78,6 +89,15 @@ up=${up:-0}; uf=${uf:-0}
 [ "$rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 count c-unit "$up" "$uf" 0
 
+section "model check of the fencing protocol (randomized, fixed seed, bounded)"
+make -s -C redlock_core model >"$log_dir/model.log" 2>&1; rc=$?
+sed -n '/^correct .*nodes:/,/^incr-in-set+raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
+mp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/model.log" | tail -n1)
+mf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/model.log" | tail -n1)
+mp=${mp:-0}; mf=${mf:-0}; [ "$rc" -ne 0 ] && [ "$mf" -eq 0 ] && mf=1
+[ "$mp" -eq 0 ] && [ "$mf" -eq 0 ] && mf=1
+count fence-model "$mp" "$mf" 0
+
 section "Redis test nodes"
 if ! step test-nodes bash tests/nodes.sh start 5; then
   echo "$passed passed, $failed failed, $skipped skipped"; exit 1
@@ -101,6 +121,30 @@ if [ $quick -eq 0 ]; then
       run_phpt phpt-asan scripts/run-phpt.sh "$asan_dir/modules/redlock.so"
   fi
 
+  if [ -f tests/hiredis1/run.sh ]; then
+    section ".phpt suite and C unit tests against hiredis 1.4.1 (../shared/third_party; the OS has 0.14)"
+    h1_dir="$log_dir/hiredis1"
+    bash tests/hiredis1/run.sh --build-only "$h1_dir" >"$log_dir/hiredis1-build.log" 2>&1; rc=$?
+    sed "s/^/    | /" "$log_dir/hiredis1-build.log" | tail -n 30
+    if [ "$rc" -eq 77 ]; then
+      count hiredis1 0 0 1                       # the tarball is absent: the reason is printed above
+    else
+      if [ -f "$h1_dir/core-unit.log" ]; then
+        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$h1_dir/core-unit.log" | tail -n1)
+        up=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p'); uf=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+        up=${up:-0}; uf=${uf:-0}
+        [ "$rc" -ne 0 ] && [ "$up" -eq 0 ] && [ "$uf" -eq 0 ] && uf=1
+        count c-unit-hiredis1 "$up" "$uf" 0
+      fi
+      if [ "$rc" -eq 0 ]; then
+        count hiredis1-build 1 0 0
+        run_phpt phpt-hiredis1 scripts/run-phpt.sh "$h1_dir/ext/modules/redlock.so"
+      else
+        count hiredis1-build 0 1 0
+      fi
+    fi
+  fi
+
   section "mutual-exclusion torture test (short: private nodes, faults injected)"
   REDLOCK_SO="$so" bash tests/torture/run.sh --short >"$log_dir/torture.log" 2>&1; rc=$?
   tail -n 25 "$log_dir/torture.log" | sed "s/^/    | /"
@@ -109,6 +153,15 @@ if [ $quick -eq 0 ]; then
   tp=${tp:-0}; tf=${tf:-0}; [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ] && tf=1
   [ "$tp" -eq 0 ] && [ "$tf" -eq 0 ] && tf=1
   count torture "$tp" "$tf" 0
+
+  section "fenced-storage torture test (short: client pauses past the TTL, with and without the storage check)"
+  REDLOCK_SO="$so" bash tests/torture/fenced.sh --short >"$log_dir/fenced.log" 2>&1; rc=$?
+  grep -E '^(mode|acquisitions|pauses|stale writes|lost updates|fence order|  FAIL|fenced:)' "$log_dir/fenced.log" | tail -n 25 | sed "s/^/    | /"
+  tp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/fenced.log" | tail -n1)
+  tf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/fenced.log" | tail -n1)
+  tp=${tp:-0}; tf=${tf:-0}; [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ] && tf=1
+  [ "$tp" -eq 0 ] && [ "$tf" -eq 0 ] && tf=1
+  count fenced-torture "$tp" "$tf" 0
 
   if [ -f redlock_core/fuzz/fuzz_uri.c ]; then
     section "fuzzing (short, bounded)"
@@ -129,6 +182,12 @@ if [ $quick -eq 0 ]; then
 
   if [ -f scripts/checkrel.sh ]; then
     section "packaging"
+    if [ -f tests/packaging/pie_composer.php ]; then
+      # composer.json for PIE: PIE's schema (../shared), composer validate, config.m4/package.xml
+      php tests/packaging/pie_composer.php >"$log_dir/pie-composer.log" 2>&1; rc=$?
+      sed "s/^/    | /" "$log_dir/pie-composer.log"
+      summary_count pie-composer "$log_dir/pie-composer.log" "$rc"
+    fi
     step checkrel bash scripts/checkrel.sh
     [ -f tests/packaging/pecl_install.sh ] && step pecl-install bash tests/packaging/pecl_install.sh
   fi

@@ -65,7 +65,9 @@ final class RedLock
      *     timeout 50 ms, persistent true, prefix "", fencing false,
      *     auto_release true, throw_on_lost false; each default comes from
      *     the INI entry redlock.<option>. prefix is at most 512 bytes.
-     *     fencing => true is not available in this version (\ValueError).
+     *     fencing => true: each lock also gets Lock::$fence, a positive int
+     *     that grows with every fenced acquisition of any resource under
+     *     this prefix and node list (two more round trips, in parallel).
      *
      * @throws \ValueError empty node list, unparsable URI, port out of range,
      *     duplicate node, unknown option or node key, value out of range
@@ -222,7 +224,13 @@ final class Lock
     /** @var int<1, 2147483647> ms, as last requested (lock() or extend()). */
     public readonly int $ttl;
 
-    /** Monotonic fencing token; only with the 'fencing' option, else null. */
+    /**
+     * Fencing token, only with the 'fencing' option, else null: if a lock()
+     * started after another fenced lock() returned, its fence is larger.
+     * Kept by extend(). Pass it to the protected storage, which refuses
+     * writes with a lower fence than the highest it has seen.
+     * @var positive-int|null
+     */
     public readonly ?int $fence;
 
     /**

@@ -212,7 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         conns[i] = rl_conn_new(&conf);
         if (!conns[i]) goto out;
     }
-    rl_net net = {conns, n, &rl_clock_monotonic};
+    rl_net net = {.conns = conns, .n = n, .clock = &rl_clock_monotonic};
     rl_transport tp = {rl_net_fanout, &net};
     rl_ctx ctx = {&tp, &rl_clock_monotonic, &rl_random_system, n};
 

@@ -88,6 +88,7 @@ typedef struct fake_out {
 #define FAKE_ARG_MAX 128
 
 typedef struct fake_rec {
+    int nowait;     /* queued, not waited for */
     char kind;                     /* S=SET R=release X=extend E=EXISTS ?=other */
     int argc, n;
     char argv[RL_MAX_ARGS][FAKE_ARG_MAX];
@@ -208,7 +209,8 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
         if (res[i].sent && callno < FAKE_MAX_CALLS) f->node_log[i][strlen(f->node_log[i])] = rec->kind;
     }
     rec->t_start = f->clock.now;
-    for (int k = 0; k < n; k++) {
+    rec->nowait = cmd->nowait;
+    for (int k = 0; k < n && !cmd->nowait; k++) {
         int i = f->order[k];
         f->clock.now += f->step_us;
         fake_fill_result(&res[i], &outs[i]);

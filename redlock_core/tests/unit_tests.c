@@ -310,10 +310,10 @@ static void test_acquire_failure_releases_everywhere(void)
     CHECK(r->script == rl_script_release);
     /* sent to all five nodes */
     for (int i = 0; i < 5; i++) CHECK_STR(F.node_log[i], "SR");
-    /* waited for the OK node and both timed-out ones */
-    CHECK(r->delivered[0]);
-    CHECK(r->delivered[1]);
-    CHECK(r->delivered[3]);
+    /* queued behind the SET on each connection, not waited for: a hung
+     * node must not make every failed attempt cost the full timeout */
+    CHECK(r->nowait);
+    CHECK(!r->delivered[0] && !r->delivered[1] && !r->delivered[3]);
     /* the attempt's results are what the caller sees: NIL, NIL, OK, TIMEOUT
      * made the quorum impossible, node 1 was never heard from */
     CHECK_EQ(call.res[3].err, RL_E_TIMEOUT);
@@ -332,10 +332,11 @@ static void test_acquire_failure_releases_pending(void)
     CHECK(F.calls[0].stopped_early);
     CHECK_EQ(F.calls[0].state[3], RL_PENDING);
     CHECK_EQ(F.calls[0].state[4], RL_PENDING);
-    /* their SET may still land: the release waits for them */
+    /* their SET may still land: the release goes to them too, queued
+     * behind the SET on the same connection (not awaited) */
     CHECK_EQ(F.calls[1].kind, 'R');
-    CHECK(F.calls[1].delivered[3]);
-    CHECK(F.calls[1].delivered[4]);
+    CHECK_EQ(F.calls[1].n, 5);
+    CHECK(F.calls[1].nowait);
 }
 
 /* The fan-out stops as soon as decide() knows the outcome. */
@@ -1102,6 +1103,29 @@ static void test_validity_and_remaining(void)
     CHECK_EQ(rl_remaining_ms(&info, UINT64_MAX), 0);
 }
 
+/* The core's elapsed time keeps counting while the machine is suspended:
+ * it reads CLOCK_BOOTTIME (linked with --wrap=clock_gettime to see which
+ * clock it asks for; CLOCK_MONOTONIC stops in suspend). */
+int __real_clock_gettime(clockid_t id, struct timespec *ts);
+static volatile int g_last_clock = -1;
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
+{
+    g_last_clock = (int)id;
+    return __real_clock_gettime(id, ts);
+}
+
+static void test_clock_boottime(void)
+{
+    g_last_clock = -1;
+    uint64_t a = rl_clock_monotonic.now_us(NULL);
+    CHECK_EQ(g_last_clock, CLOCK_BOOTTIME);
+    struct timespec ts;
+    __real_clock_gettime(CLOCK_BOOTTIME, &ts);
+    uint64_t b = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    CHECK(b >= a && b - a < 100000);
+}
+
 static void test_err_names(void)
 {
     for (int e = RL_OK; e <= RL_E_NOMEM; e++) {
@@ -1766,9 +1790,8 @@ static void test_net_refused_backoff(void)
     REQUIRE(tnet_open_fmt(&d, 0, 1, fmt) == 0);
     CHECK_EQ(echo_all(&d, "x", res), 0);
     CHECK_EQ(res[0].err, RL_E_REFUSED);
-    CHECK_EQ(echo_all(&d, "x", res), 0);
-    CHECK_EQ(res[0].err, RL_E_DOWN);
-    for (int k = 0; k < 300 && mono_us() <= rl_conn_down_until_us(d.conns[0]); k++) msleep(10);
+    /* one node is its own quorum: skipping it would fail the call for sure,
+     * so it is tried again, back-off or not (the back-off still grows) */
     CHECK_EQ(echo_all(&d, "x", res), 0);
     CHECK_EQ(res[0].err, RL_E_REFUSED);
     CHECK_EQ(rl_conn_backoff_ms(d.conns[0]), 200);
@@ -1801,9 +1824,10 @@ static void net_auth_body(void)
     const char *le = rl_conn_stats(t.conns[0])->last_error;
     CHECK(!contains(le, wrong) && !contains(le, right));
     CHECK(!rl_conn_is_open(t.conns[0]));
-    /* next call inside the back-off: skipped */
+    /* next call inside the back-off: a lone node is tried anyway, and the
+     * failure is still reported as an authentication failure */
     CHECK_EQ(echo_all(&t, "x", res), 0);
-    CHECK_EQ(res[0].err, RL_E_DOWN);
+    CHECK_EQ(res[0].err, RL_E_AUTH);
     tnet_close(&t);
 
     /* a user that does not exist */
@@ -2231,6 +2255,334 @@ static void test_net_hostile_extra_reply(void)
     scripted_stop(&srv);
 }
 
+/* ======================================================================
+ * safety under stalls and faults (issue: what a lock reports is true, no
+ * release is ever lost)
+ * ====================================================================== */
+static int tnet_open_uris(tnet *t, int n, const char *const *uris, int timeout_ms)
+{
+    memset(t, 0, sizeof(*t));
+    for (int k = 0; k < n; k++) {
+        char err[128];
+        rl_node_conf conf;
+        memset(&conf, 0, sizeof(conf));
+        if (rl_uri_parse(uris[k], strlen(uris[k]), &conf, err, sizeof(err)) != 0) {
+            check_failf(__FILE__, __LINE__, "uri %s: %s", uris[k], err);
+            return -1;
+        }
+        conf.connect_timeout_ms = timeout_ms;
+        conf.timeout_ms = timeout_ms;
+        t->conns[k] = rl_conn_new(&conf);
+        rl_node_conf_free(&conf);
+        if (!t->conns[k]) return -1;
+        t->n = k + 1;
+    }
+    t->net.conns = t->conns;
+    t->net.n = n;
+    t->net.clock = &rl_clock_monotonic;
+    t->tp.fanout = rl_net_fanout;
+    t->tp.ctx = &t->net;
+    t->ctx.tp = &t->tp;
+    t->ctx.clock = &rl_clock_monotonic;
+    t->ctx.rnd = &rl_random_system;
+    t->ctx.n = n;
+    return 0;
+}
+
+/* after a resume: bounded wait until node i holds no key in db (a caller
+ * that needs the node to have run everything drains first) */
+static long long wait_dbsize_zero(int i, int db, int ms)
+{
+    long long n = -1;
+    for (int k = 0; k < ms / 20; k++) {
+        n = admin_int(i, db, "DBSIZE");
+        if (n == 0) break;
+        msleep(20);
+    }
+    return n;
+}
+
+/* lock/release cycles while node P is paused: every SET that reached P's
+ * socket is followed there by its release, in order, on the same
+ * connection; nothing is left on P once it catches up. */
+static void stalled_cycles(tnet *t, int P, int cycles, const char *prefix)
+{
+    rl_lock_info li;
+    rl_call call;
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    int bad = 0;
+    for (int i = 0; i < cycles; i++) {
+        char key[64];
+        snprintf(key, sizeof(key), "%s:%d", prefix, i);
+        bad += rl_acquire(&t->ctx, key, strlen(key), 60000, &o, &li, &call) != RL_ACQUIRED;
+        bad += rl_release(&t->ctx, key, strlen(key), li.token, &call) != RL_RELEASED;
+    }
+    CHECK_EQ(bad, 0);
+    (void)P;
+}
+
+/* A release must never be overtaken by an older SET still queued at a
+ * stalled node (a fresh connection would let Redis run it first). */
+static void test_net_release_not_overtaken(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    const int P = 2;
+    REQUIRE(tnet_open_fmt(&t, 0, 3, "127.0.0.1:%d") == 0);
+    for (int i = 0; i < 3; i++) rl_conn_set_timeouts(t.conns[i], 200, 50);
+    CHECK_EQ(echo_all(&t, "warm", res), 3);
+    node_pause(P);
+    stalled_cycles(&t, P, 120, "ovt");
+    CHECK_OUT(rl_acquire(&t.ctx, "ovt:K", 5, 60000, &o, &info, &call), RL_ACQUIRED);
+    msleep(2100); /* P's oldest reply is now older than 2 s: stalled */
+    CHECK_OUT(rl_release(&t.ctx, "ovt:K", 5, info.token, &call), RL_RELEASED);
+    node_resume(P);
+    rl_net_drain(&t.net, 3000000); /* P has run everything we sent */
+    CHECK(!rl_conn_busy(t.conns[P]));
+    long long left = wait_dbsize_zero(P, 0, 3000);
+    if (left != 0)
+        check_failf(__FILE__, __LINE__, "node %d kept %lld keys after catching up (ovt:K pttl %lld)", P, left,
+                    admin_int(P, 0, "PTTL ovt:K"));
+    CHECK_EQ(rl_conn_stats(t.conns[P])->connects, 1); /* never abandoned */
+    if (echo_all(&t, "after", res) != 3) {
+        describe("after", res, 3);
+        check_failf(__FILE__, __LINE__, "echo after catching up");
+    }
+    tnet_close(&t);
+}
+
+/* With hundreds of cycles the socket buffer of a paused node fills: no
+ * release may be dropped from our side of it. */
+static void test_net_release_not_dropped(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    const int P = 2;
+    REQUIRE(tnet_open_fmt(&t, 0, 3, "127.0.0.1:%d") == 0);
+    for (int i = 0; i < 3; i++) rl_conn_set_timeouts(t.conns[i], 200, 50);
+    CHECK_EQ(echo_all(&t, "warm", res), 3);
+    node_pause(P);
+    stalled_cycles(&t, P, 480, "drop");
+    CHECK_OUT(rl_acquire(&t.ctx, "drop:K", 6, 60000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_OUT(rl_release(&t.ctx, "drop:K", 6, info.token, &call), RL_RELEASED);
+    /* a stalled node is spared new work: it fails at once */
+    CHECK_EQ(call.res[P].state, RL_FAILED);
+    node_resume(P);
+    rl_net_drain(&t.net, 3000000); /* P has run everything we sent */
+    CHECK(!rl_conn_busy(t.conns[P]));
+    long long left = wait_dbsize_zero(P, 0, 3000);
+    if (left != 0) check_failf(__FILE__, __LINE__, "node %d kept %lld orphaned keys", P, left);
+    CHECK_EQ(echo_all(&t, "after", res), 3);
+    tnet_close(&t);
+}
+
+/* poll() failing inside a call: the replies it did not read are dropped
+ * when they come, never taken for the next command's. */
+static int poll_fail_once;
+static int poll_failing(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+    if (poll_fail_once) {
+        poll_fail_once = 0;
+        errno = ENOMEM;
+        return -1;
+    }
+    return poll(fds, n, timeout_ms);
+}
+
+static void test_net_poll_error(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_call call;
+    REQUIRE(tnet_open(&t, 3) == 0);
+    CHECK_EQ(echo_all(&t, "warm", res), 3);
+    t.net.poll_fn = poll_failing;
+    poll_fail_once = 1;
+    CHECK_OUT(rl_is_locked(&t.ctx, "pollerr:k", 9, &call), RL_NO_QUORUM);
+    for (int i = 0; i < 3; i++) CHECK_EQ(call.res[i].err, RL_E_IO);
+    msleep(20); /* the unread ":0" replies are in the sockets now */
+    for (int i = 0; i < 3; i++) admin_int(i, 0, "SET pollerr:k other PX 10000");
+    CHECK_OUT(rl_is_locked(&t.ctx, "pollerr:k", 9, &call), RL_YES);
+    check_answers(&call, 3, RL_REPLY_INTEGER, 1, "EXISTS after a poll error");
+    CHECK_EQ(echo_all(&t, "after", res), 3);
+    for (int i = 0; i < 3; i++) admin_int(i, 0, "DEL pollerr:k");
+    tnet_close(&t);
+}
+
+/* A failed attempt queues its release and moves on: two hung nodes must not
+ * make a conflict cost the full timeout. */
+static void test_net_failed_attempt_no_wait(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    for (int i = 0; i < NNODES; i++) rl_conn_set_timeouts(t.conns[i], 300, 300);
+    CHECK_EQ(echo_all(&t, "warm", res), NNODES);
+    for (int i = 0; i < 3; i++) admin_int(i, 0, "SET nowait:k other PX 10000");
+    node_pause(3);
+    node_pause(4);
+    uint64_t t0 = mono_us();
+    CHECK_OUT(rl_acquire(&t.ctx, "nowait:k", 8, 10000, &o, &info, &call), RL_CONFLICT);
+    uint64_t el = mono_us() - t0;
+    if (el > 100000) check_failf(__FILE__, __LINE__, "a conflict with 2 hung nodes took %llu us", (unsigned long long)el);
+    node_resume(3);
+    node_resume(4);
+    rl_net_drain(&t.net, 3000000);
+    /* the SET that reached the hung nodes was undone behind it */
+    CHECK_EQ(wait_dbsize_zero(3, 0, 2000), 0);
+    CHECK_EQ(wait_dbsize_zero(4, 0, 2000), 0);
+    for (int i = 0; i < 3; i++) admin_int(i, 0, "DEL nowait:k");
+    CHECK_EQ(echo_all(&t, "after", res), NNODES);
+    tnet_close(&t);
+}
+
+/* A SET held behind the AUTH/SELECT gate of a node that answers after the
+ * quorum decided still goes out in the same call. */
+static void *resume_later(void *arg)
+{
+    msleep(150);
+    node_resume((int)(intptr_t)arg);
+    return NULL;
+}
+
+static void test_net_set_behind_gate_sent(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    const int P = 0;
+    REQUIRE(tnet_open_fmt(&t, 0, 3, "redis://127.0.0.1:%d/2") == 0);
+    node_pause(P); /* its connect is accepted by the kernel, SELECT waits */
+    pthread_t th;
+    pthread_create(&th, NULL, resume_later, (void *)(intptr_t)P);
+    CHECK_OUT(rl_acquire(&t.ctx, "gate:set", 8, 10000, &o, &info, &call), RL_ACQUIRED);
+    pthread_join(th, NULL);
+    /* no further call: the key must reach P all the same */
+    long long got = 0;
+    for (int k = 0; k < 50 && got != 1; k++) {
+        got = admin_int(P, 2, "EXISTS gate:set");
+        if (got != 1) msleep(20);
+    }
+    CHECK_EQ(got, 1);
+    CHECK_OUT(rl_release(&t.ctx, "gate:set", 8, info.token, &call), RL_RELEASED);
+    CHECK_EQ(admin_int(P, 2, "EXISTS gate:set"), 0);
+    tnet_close(&t);
+}
+
+/* After a restart of 3 of 5 nodes their back-off must not fail the call:
+ * with too few other nodes for a quorum, every node is tried. */
+static void test_net_backoff_keeps_quorum(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    int port[3];
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    CHECK_EQ(echo_all(&t, "warm", res), NNODES);
+    for (int i = 0; i < 3; i++) {
+        port[i] = g_node[i].port;
+        node_stop(i, SIGTERM);
+    }
+    /* refused again and again: the back-off grows (bounded wait) */
+    uint64_t until = mono_us() + 4000000;
+    for (;;) {
+        CHECK_EQ(echo_all(&t, "down", res), 2);
+        int grown = 1;
+        for (int i = 0; i < 3; i++) grown &= rl_conn_backoff_ms(t.conns[i]) >= 1600;
+        if (grown || mono_us() > until) break;
+        msleep(20);
+    }
+    for (int i = 0; i < 3; i++) REQUIRE(node_start(i, port[i]) == 0);
+    /* all three are up again, but still in their back-off */
+    for (int i = 0; i < 3; i++) CHECK(rl_conn_down_until_us(t.conns[i]) > mono_us());
+    CHECK_OUT(rl_acquire(&t.ctx, "backoff:k", 9, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_OUT(rl_release(&t.ctx, "backoff:k", 9, info.token, &call), RL_RELEASED);
+    tnet_close(&t);
+}
+
+/* TCP and the unix socket of one server are one node: never two votes. */
+static void test_net_same_server(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    char u0[64], u1[200], u2[64];
+    char sock[128];
+    node_sock_path(1, sock, sizeof(sock));
+    snprintf(u0, sizeof(u0), "127.0.0.1:%d", g_node[1].port);
+    snprintf(u1, sizeof(u1), "unix://%s", sock);
+    snprintf(u2, sizeof(u2), "127.0.0.1:%d", g_node[2].port);
+    const char *uris[3] = {u0, u1, u2};
+    REQUIRE(tnet_open_uris(&t, 3, uris, NET_TIMEOUT_MS) == 0);
+    CHECK_OUT(rl_acquire(&t.ctx, "same:k", 6, 10000, &o, &info, &call), RL_SAME_SERVER);
+    int same = 0;
+    for (int i = 0; i < 3; i++) same += call.res[i].state == RL_FAILED && call.res[i].err == RL_E_SAME_SERVER;
+    CHECK_EQ(same, 1);
+    CHECK_EQ(rl_conn_run_id(t.conns[0])[0] != '\0', 1);
+    CHECK_STR(rl_conn_run_id(t.conns[0]), rl_conn_run_id(t.conns[1]));
+    /* known from now on: every later call refuses at once */
+    CHECK_OUT(rl_is_locked(&t.ctx, "same:k", 6, &call), RL_SAME_SERVER);
+    CHECK_OUT(rl_acquire(&t.ctx, "same:k", 6, 10000, &o, &info, &call), RL_SAME_SERVER);
+    msleep(50);
+    CHECK_EQ(admin_int(1, 0, "EXISTS same:k"), 0);
+    tnet_close(&t);
+    /* two different servers are two nodes */
+    const char *two[2] = {u0, u2};
+    REQUIRE(tnet_open_uris(&t, 2, two, NET_TIMEOUT_MS) == 0);
+    CHECK_OUT(rl_acquire(&t.ctx, "same:k2", 7, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK(strcmp(rl_conn_run_id(t.conns[0]), rl_conn_run_id(t.conns[1])) != 0);
+    CHECK_OUT(rl_release(&t.ctx, "same:k2", 7, info.token, &call), RL_RELEASED);
+    tnet_close(&t);
+}
+
+/* A node in back-off after a refused AUTH reports an authentication
+ * failure, not a connect failure. */
+static void test_net_auth_backoff_reason(void)
+{
+    NET_REQUIRE_NODES();
+    const int A = 2;
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    char u0[64], u1[64], u2[96];
+    snprintf(u0, sizeof(u0), "127.0.0.1:%d", g_node[0].port);
+    snprintf(u1, sizeof(u1), "127.0.0.1:%d", g_node[1].port);
+    REQUIRE(admin_ok(A, "CONFIG SET requirepass %s", "Pw-Right-78"));
+    snprintf(g_node[A].pw, sizeof(g_node[A].pw), "%s", "Pw-Right-78");
+    snprintf(u2, sizeof(u2), "redis://:Wrong-Secret-43@127.0.0.1:%d", g_node[A].port);
+    const char *uris[3] = {u0, u1, u2};
+    REQUIRE(tnet_open_uris(&t, 3, uris, NET_TIMEOUT_MS) == 0);
+    CHECK_EQ(echo_all(&t, "x", res), 2);
+    CHECK_EQ(res[2].err, RL_E_AUTH);
+    CHECK_EQ(echo_all(&t, "y", res), 2);
+    CHECK_EQ(res[2].err, RL_E_AUTH); /* skipped in back-off, same reason */
+    CHECK(contains(res[2].reason, "back-off") && contains(res[2].reason, "AUTH"));
+    if (contains(res[2].reason, "Secret") || contains(res[2].reason, "Pw-Right"))
+        check_failf(__FILE__, __LINE__, "reason leaks a password: %s", res[2].reason);
+    tnet_close(&t);
+    admin_ok(A, "CONFIG SET requirepass %s", "");
+    g_node[A].pw[0] = '\0';
+}
+
 #define NET_TESTS                                        \
     {"net_basic", test_net_basic},                       \
     {"net_paused_node", test_net_paused_node},           \
@@ -2246,7 +2598,15 @@ static void test_net_hostile_extra_reply(void)
     {"net_late_noscript_release", test_net_late_noscript_release}, \
     {"net_set_timeouts", test_net_set_timeouts},         \
     {"net_hostile_extra_reply", test_net_hostile_extra_reply}, \
-    {"net_drain_after_handshake", test_net_drain_after_handshake},
+    {"net_drain_after_handshake", test_net_drain_after_handshake}, \
+    {"net_release_not_overtaken", test_net_release_not_overtaken}, \
+    {"net_release_not_dropped", test_net_release_not_dropped}, \
+    {"net_poll_error", test_net_poll_error},             \
+    {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait}, \
+    {"net_set_behind_gate_sent", test_net_set_behind_gate_sent}, \
+    {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, \
+    {"net_same_server", test_net_same_server},           \
+    {"net_auth_backoff_reason", test_net_auth_backoff_reason},
 
 /* ====================================================================== */
 typedef struct test_case {
@@ -2281,6 +2641,7 @@ static const test_case tests[] = {
     {"latency_histogram", test_latency_histogram},
     {"validity_and_remaining", test_validity_and_remaining},
     {"err_names", test_err_names},
+    {"clock_boottime", test_clock_boottime},
     {"scripts_sha", test_scripts_sha},
     {"fork_generation", test_fork_generation},
     NET_TESTS

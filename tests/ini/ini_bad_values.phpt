@@ -13,7 +13,8 @@ var_dump(ini_get('redlock.retry_count'), ini_get('redlock.drift_factor'), ini_ge
 var_dump(ini_set('redlock.retry_count', '10001'));
 var_dump(ini_get('redlock.retry_count'));
 var_dump(ini_set('redlock.retry_count', '7') !== false, ini_get('redlock.retry_count'));
-var_dump(ini_set('redlock.fencing', '1'));
+// fencing is a plain boolean now: accepted
+var_dump(ini_set('redlock.fencing', '1'), ini_get('redlock.fencing'));
 ?>
 --EXPECTF--
 %AWarning: PHP Startup: redlock.retry_count must be an integer between 0 and 10000, keeping the default in %s
@@ -28,6 +29,5 @@ bool(false)
 string(1) "3"
 bool(true)
 string(1) "7"
-
-Warning: ini_set(): redlock.fencing is not available in this version in %s on line %d
-bool(false)
+string(1) "0"
+string(1) "1"

@@ -37,7 +37,7 @@ rl_expect('throw_on_lost string', $ctor(['throw_on_lost' => 'no']), $TV, 'throw_
 rl_expect('prefix array', $ctor(['prefix' => []]), $TV, 'prefix');
 rl_expect('unknown key', $ctor(['retries' => 3]), 'ValueError', 'retries');
 rl_expect('int key', $ctor([0 => 3]), 'ValueError', '$options');
-rl_expect('fencing true', $ctor(['fencing' => true]), 'ValueError', 'fencing', 'not available in this version');
+rl_expect('fencing string', $ctor(['fencing' => 'yes']), $TV, 'fencing');
 rl_expect('wait + retry_count', $ctor(['wait' => 100, 'retry_count' => 2]), 'ValueError', 'wait', 'retry_count');
 
 // valid edges are accepted
@@ -45,7 +45,8 @@ foreach ([
     ['retry_count' => 0], ['retry_count' => 10000], ['retry_delay' => 0], ['retry_jitter' => 0],
     ['wait' => 0], ['drift_factor' => 0.0], ['drift_factor' => 0.999], ['connect_timeout' => 1],
     ['connect_timeout' => 60000], ['timeout' => 1], ['timeout' => 60000], ['persistent' => false],
-    ['prefix' => ''], ['fencing' => false], ['auto_release' => false], ['throw_on_lost' => true],
+    ['prefix' => ''], ['fencing' => false], ['fencing' => true], ['auto_release' => false], ['throw_on_lost' => true],
+    ['wait' => 0, 'retry_count' => 1], // wait 0 is "no wait": no second stopping rule
 ] as $o) {
     try {
         new RedLock($nodes, $o);
@@ -69,7 +70,7 @@ rl_expect('drift_factor 1.0', $lock(['drift_factor' => 1.0]), 'ValueError', '$op
 rl_expect('drift_factor NAN', $lock(['drift_factor' => NAN]), 'ValueError', '$options', 'drift_factor');
 rl_expect('unknown key', $lock(['retry' => 1]), 'ValueError', '$options', 'retry');
 rl_expect('wait + retry_count', $lock(['wait' => 100, 'retry_count' => 1]), 'ValueError', '$options', 'wait');
-rl_expect('fencing true', $lock(['fencing' => true]), 'ValueError', '$options', 'not available in this version');
+rl_expect('fencing int', $lock(['fencing' => 1]), $TV, 'fencing');
 rl_expect('auto_release string', $lock(['auto_release' => 'x']), $TV, 'auto_release');
 echo "keys created by rejected calls: ", rl_count_keys($res), "\n";
 
@@ -87,7 +88,8 @@ echo "keys created by rejected calls: ", rl_count_keys($res), "\n";
 
 // per-call options that are allowed
 foreach ([['retry_count' => 0], ['retry_delay' => 0], ['retry_jitter' => 0], ['wait' => 0],
-          ['drift_factor' => 0.0], ['fencing' => false], ['auto_release' => true], ['throw_on_lost' => false]] as $o) {
+          ['drift_factor' => 0.0], ['fencing' => false], ['fencing' => true], ['auto_release' => true], ['throw_on_lost' => false],
+          ['wait' => 0, 'retry_count' => 1]] as $o) {
     $l = $rl->lock($res, 1000, $o);
     if (!$l) { echo "lock with ", json_encode($o), " failed\n"; continue; }
     $l->release();
@@ -122,7 +124,7 @@ throw_on_lost string: TypeError|ValueError ok
 prefix array: TypeError|ValueError ok
 unknown key: ValueError ok
 int key: ValueError ok
-fencing true: ValueError ok
+fencing string: TypeError|ValueError ok
 wait + retry_count: ValueError ok
 valid edges accepted
 -- lock() per call
@@ -136,7 +138,7 @@ drift_factor 1.0: ValueError ok
 drift_factor NAN: ValueError ok
 unknown key: ValueError ok
 wait + retry_count: ValueError ok
-fencing true: ValueError ok
+fencing int: TypeError|ValueError ok
 auto_release string: TypeError|ValueError ok
 keys created by rejected calls: 0
 -- synchronized() per call
