@@ -10,14 +10,16 @@ if [ "${1:-}" = "--asan" ]; then
   extra_ldflags="-fsanitize=address,undefined"
 fi
 stamp="modules/.build-flags"
-if [ -f Makefile ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$extra_cflags" ]; then
+# a new source in config.m4 needs phpize + configure again, not just make
+want="$extra_cflags $(sha1sum config.m4 | cut -c1-12)"
+if [ -f Makefile ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   make -s -j2 >/dev/null
 else
   [ -f Makefile ] && make -s distclean >/dev/null 2>&1 || true
   phpize >/dev/null
   CFLAGS="$extra_cflags" LDFLAGS="$extra_ldflags" ./configure -q --enable-redlock >/dev/null
   make -s -j2 >/dev/null
-  echo "$extra_cflags" > "$stamp"
+  echo "$want" > "$stamp"
 fi
 test -f modules/redlock.so
 echo "built $(pwd)/modules/redlock.so"

@@ -7,6 +7,7 @@
  * Prints PASS/FAIL per test and ends with "N passed, N failed". */
 #define _GNU_SOURCE
 #include "rl.h"
+#include "tests/check.h"
 #include "tests/fake.h"
 
 #include <stdarg.h>
@@ -17,39 +18,6 @@
 #include <unistd.h>
 
 /* ---- runner ---- */
-static int t_fail;
-
-static void check_failf(const char *file, int line, const char *fmt, ...)
-{
-    va_list ap;
-    t_fail++;
-    if (t_fail > 25) return;
-    fprintf(stdout, "    %s:%d: ", file, line);
-    va_start(ap, fmt);
-    vfprintf(stdout, fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
-    fflush(stdout);
-}
-
-#define CHECK(c)                                                          \
-    do {                                                                  \
-        if (!(c)) check_failf(__FILE__, __LINE__, "check failed: %s", #c); \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                                           \
-    do {                                                                                         \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                      \
-        if (a_ != b_) check_failf(__FILE__, __LINE__, "%s == %s (%lld != %lld)", #a, #b, a_, b_); \
-    } while (0)
-
-#define REQUIRE(c)                                                 \
-    do {                                                           \
-        if (!(c)) {                                                \
-            check_failf(__FILE__, __LINE__, "required: %s", #c);   \
-            return;                                                \
-        }                                                          \
-    } while (0)
 
 static fake F;
 static const rl_opts opts0 = {.retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};

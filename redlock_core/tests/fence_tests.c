@@ -6,6 +6,7 @@
  * Prints PASS/FAIL per test and ends with "N passed, N failed". */
 #define _GNU_SOURCE
 #include "rl.h"
+#include "tests/check.h"
 #include "tests/fake.h"
 
 #include <fcntl.h>
@@ -22,47 +23,6 @@
 #include <unistd.h>
 
 /* ---- runner ---- */
-static int t_fail;
-
-static void check_failf(const char *file, int line, const char *fmt, ...)
-{
-    va_list ap;
-    t_fail++;
-    if (t_fail > 25) return;
-    fprintf(stdout, "    %s:%d: ", file, line);
-    va_start(ap, fmt);
-    vfprintf(stdout, fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
-    fflush(stdout);
-}
-
-#define CHECK(c)                                                          \
-    do {                                                                  \
-        if (!(c)) check_failf(__FILE__, __LINE__, "check failed: %s", #c); \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                                           \
-    do {                                                                                         \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                      \
-        if (a_ != b_) check_failf(__FILE__, __LINE__, "%s == %s (%lld != %lld)", #a, #b, a_, b_); \
-    } while (0)
-
-#define CHECK_STR(a, b)                                                                      \
-    do {                                                                                     \
-        const char *a_ = (a), *b_ = (b);                                                     \
-        if (!a_ || !b_ || strcmp(a_, b_) != 0)                                               \
-            check_failf(__FILE__, __LINE__, "%s == %s (\"%s\" != \"%s\")", #a, #b,           \
-                        a_ ? a_ : "(null)", b_ ? b_ : "(null)");                             \
-    } while (0)
-
-#define REQUIRE(c)                                                \
-    do {                                                          \
-        if (!(c)) {                                               \
-            check_failf(__FILE__, __LINE__, "required: %s", #c);  \
-            return;                                               \
-        }                                                         \
-    } while (0)
 
 /* ---- the fake transport answers INCR and the raise script from these tables ---- */
 static const char FKEY[] = "pfx\0redlock:fence";

@@ -27,7 +27,7 @@ require dirname(__DIR__) . '/config.inc';
 
 const RESOURCE = 'fenced:resource';
 
-// The storage's fence check, as docs/fencing.md describes it: an operation with a fence
+// The storage's fence check, as README "Fencing tokens" describes it: an operation with a fence
 // lower than the highest seen is refused; the read also records its fence, so a holder
 // whose lock expired between its read and its write cannot overwrite a newer holder's
 // result computed from the same value.
