@@ -1,4 +1,5 @@
-/* rl.h -- public interface of the RedLock core: nodes, parallel fan-out, lock logic (no PHP). */
+/* rl.h -- public interface of the RedLock core (no PHP): the lock API, nodes and connections, and the
+ * injection points (clock, random source, transport). What only the core and its tests use: rl_internal.h. */
 #ifndef RL_H
 #define RL_H
 
@@ -78,12 +79,6 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
 void rl_node_conf_free(rl_node_conf *conf);
 /* "host:port" or "unix:/path" into buf; returns length. */
 size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen);
-/* 1 when a and b reach the same server as far as can be told without
- * connecting: same unix socket file (st_dev/st_ino, else the same path), or
- * the same port and host, host names compared by every address getaddrinfo
- * gives (a name that does not resolve compares by string). TCP and unix
- * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
-int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
 /* The first pair i < j of confs[0..n) that is the same server: returns 1 and
  * sets *first = i, *second = j; 0 when none; -1 out of memory. Resolves each
  * host at most once, and only when a pair with the same port needs it. */
@@ -158,12 +153,9 @@ typedef struct rl_cmd {
     /* For EVALSHA: the script, so a NOSCRIPT error is retried as EVAL. */
     const char *script;
     int op;          /* enum rl_op */
-    uint64_t tag;    /* SET / RELEASE: rl_lock_tag(key, token) */
+    uint64_t tag;    /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
     int nowait;      /* queue and write, do not wait for the replies (read and dropped later) */
 } rl_cmd;
-
-/* identifies (key, token) on a connection: FNV-1a over key, NUL, token */
-uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
 
 /* Called after every node outcome; return non-zero once the call's outcome
  * is decided, so the fan-out returns without waiting for the rest. */
@@ -251,34 +243,13 @@ int rl_is_held(const rl_ctx *c, const char *key, size_t keylen, const char *toke
 /* forceRelease(): DEL on every node whatever the token; RL_RELEASED when a quorum answered. */
 int rl_force_release(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);
 
-/* validity rule of the spec: ttl - elapsed - (ttl * drift + 2 ms) */
-int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);
 /* ms left on a lock (0 once expired) */
 int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us);
-
-int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1]);
-
-/* Lua: compare-and-delete and compare-and-pexpire, with their SHA1s. */
-extern const char rl_script_release[];
-extern const char rl_script_release_sha[];
-extern const char rl_script_extend[];
-extern const char rl_script_extend_sha[];
-
-/* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
- * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must
- * answer, M = the largest answer; (2) on all nodes raise the counter to M if
- * lower (one script), a quorum must confirm. Both decided at quorum. Returns
- * RL_ACQUIRED with *fence = M (> 0), RL_CONFLICT, RL_NO_QUORUM (fewer than a
- * quorum answered a phase) or RL_ERROR; call gets the last phase's results. */
-int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence,
-                    rl_call *call);
-extern const char rl_script_fence_raise[];
-extern const char rl_script_fence_raise_sha[];
 
 /* ---- real nodes: connections and the socket fan-out ---- */
 typedef struct rl_latency {
     uint64_t count, max_us;
-    uint32_t bucket[128];  /* quarter-octave buckets: see rl_util.c */
+    uint32_t bucket[128];  /* quarter-octave buckets: see rl_stats.c */
 } rl_latency;
 
 typedef struct rl_node_stats {
@@ -304,9 +275,6 @@ const rl_node_stats *rl_conn_stats(const rl_conn *conn);
 /* Non-blocking check before reuse: EOF, error or stray bytes with nothing
  * pending close the socket. Returns 1 if the connection is still open. */
 int rl_conn_check(rl_conn *conn);
-/* For tests and stats: how long the node is skipped after failed connects. */
-uint64_t rl_conn_down_until_us(const rl_conn *conn);
-int rl_conn_backoff_ms(const rl_conn *conn);
 
 /* The socket fan-out over an array of connections. */
 typedef struct rl_net {
@@ -330,19 +298,9 @@ int rl_conn_busy(const rl_conn *conn);
 /* Bytes not yet written (a connect in progress, an AUTH/SELECT gate, a full
  * socket): a release among them reaches the node only once they are. */
 int rl_conn_unsent(const rl_conn *conn);
-/* The server's run_id once the connection learnt it ("" when unknown: a user
- * without the INFO permission). Two nodes of one call with the same run_id
- * are one server: RL_E_SAME_SERVER. */
-const char *rl_conn_run_id(const rl_conn *conn);
 
 uint64_t rl_latency_percentile(const rl_latency *l, double p);
-void rl_latency_add(rl_latency *l, uint64_t us);
 void rl_latency_merge(rl_latency *into, const rl_latency *from);
-
-/* RESP encoding of a command into buf; returns bytes needed (may exceed cap:
- * then nothing useful was written and the caller grows buf). */
-size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv,
-                      const size_t *argvlen);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* rl_fence.c -- fencing tokens: the two quorum phases run after a quorum SET (API.md "Fencing tokens"). */
-#include "rl.h"
+#include "rl_internal.h"
 
 #include <stdio.h>
 #include <string.h>

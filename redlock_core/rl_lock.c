@@ -1,8 +1,17 @@
 /* rl_lock.c -- the RedLock algorithm (acquire, release, extend, is_locked) over an injected transport. */
-#include "rl.h"
+#include "rl_internal.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* The token-checked scripts of the spec: delete, or extend, only while the key holds our token.
+ * rl_net.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL. */
+const char rl_script_release[] =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) else return 0 end";
+const char rl_script_release_sha[] = "b70c2384248f88e6b75b9f89241a180f856ad852";
+const char rl_script_extend[] =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
+const char rl_script_extend_sha[] = "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10";
 
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor)
 {

@@ -2,7 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "rl.h"
+#include "rl_internal.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

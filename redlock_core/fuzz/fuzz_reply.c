@@ -14,7 +14,7 @@
  * call waits for all; strings are terminated within their buffers; an
  * ANSWERED node never carries an error reply; outcomes are in range. */
 #define _GNU_SOURCE
-#include "rl.h"
+#include "rl_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

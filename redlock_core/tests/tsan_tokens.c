@@ -1,6 +1,6 @@
 /* tsan_tokens.c -- tokens from many threads at once (ZTS builds): no duplicate, no zero token.
  * Built with -fsanitize=thread: a data race in the random pool fails the run too. */
-#include "rl.h"
+#include "rl_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -1,0 +1,72 @@
+/* rl_internal.h -- what the files of the core and its tests share beyond rl.h: the spec's
+ * validity rule, tokens, Lua scripts, fencing phases, RESP encoding, test hooks. Not for the glue. */
+#ifndef RL_INTERNAL_H
+#define RL_INTERNAL_H
+
+#include "rl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the lock logic (rl_lock.c, rl_fence.c) ---- */
+
+/* validity rule of the spec: ttl - elapsed - (ttl * drift + 2 ms) */
+int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);
+
+/* Lua (rl_lock.c): compare-and-delete and compare-and-pexpire, with their SHA1s. */
+extern const char rl_script_release[];
+extern const char rl_script_release_sha[];
+extern const char rl_script_extend[];
+extern const char rl_script_extend_sha[];
+
+/* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
+ * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must
+ * answer, M = the largest answer; (2) on all nodes raise the counter to M if
+ * lower (one script), a quorum must confirm. Both decided at quorum. Returns
+ * RL_ACQUIRED with *fence = M (> 0), RL_CONFLICT, RL_NO_QUORUM (fewer than a
+ * quorum answered a phase) or RL_ERROR; call gets the last phase's results. */
+int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence,
+                    rl_call *call);
+extern const char rl_script_fence_raise[];
+extern const char rl_script_fence_raise_sha[];
+
+/* identifies (key, token) on a connection: FNV-1a over key, NUL, token (rl_net.c) */
+uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
+
+/* ---- random tokens (rl_sys.c) ---- */
+int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1]);
+
+/* ---- nodes (rl_uri.c) ---- */
+
+/* 1 when a and b reach the same server as far as can be told without
+ * connecting: same unix socket file (st_dev/st_ino, else the same path), or
+ * the same port and host, host names compared by every address getaddrinfo
+ * gives (a name that does not resolve compares by string). TCP and unix
+ * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
+int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
+
+/* ---- connections (rl_net.c): for tests ---- */
+
+/* how long the node is skipped after failed connects */
+uint64_t rl_conn_down_until_us(const rl_conn *conn);
+int rl_conn_backoff_ms(const rl_conn *conn);
+/* The server's run_id once the connection learnt it ("" when unknown: a user
+ * without the INFO permission). Two nodes of one call with the same run_id
+ * are one server: RL_E_SAME_SERVER. */
+const char *rl_conn_run_id(const rl_conn *conn);
+
+/* ---- RESP encoding (rl_resp.c) ---- */
+
+/* RESP encoding of a command into buf; returns bytes needed (may exceed cap:
+ * then nothing useful was written and the caller grows buf). */
+size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv,
+                      const size_t *argvlen);
+
+/* ---- statistics (rl_stats.c) ---- */
+void rl_latency_add(rl_latency *l, uint64_t us);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
