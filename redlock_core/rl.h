@@ -13,26 +13,26 @@ extern "C" {
 
 #define RL_VERSION "0.1.0"
 
-#define RL_MAX_NODES 64      /* keeps per-call state on the stack */
-#define RL_TOKEN_BYTES 20    /* random bytes in a token */
-#define RL_TOKEN_LEN 40      /* hex characters in a random token */
-#define RL_TOKEN_MIN 16      /* a caller-chosen token ("token" option): 16 ... 128 bytes, no NUL */
+#define RL_MAX_NODES 64   /* keeps per-call state on the stack */
+#define RL_TOKEN_BYTES 20 /* random bytes in a token */
+#define RL_TOKEN_LEN 40   /* hex characters in a random token */
+#define RL_TOKEN_MIN 16   /* a caller-chosen token ("token" option): 16 ... 128 bytes, no NUL */
 #define RL_TOKEN_MAX 128
-#define RL_REASON_LEN 96     /* short failure reason, NUL included */
-#define RL_REPLY_MAX 65536   /* a lock reply is tiny: more than this is a hostile node */
-#define RL_MAX_KEY 1024      /* prefix + resource */
+#define RL_REASON_LEN 96   /* short failure reason, NUL included */
+#define RL_REPLY_MAX 65536 /* a lock reply is tiny: more than this is a hostile node */
+#define RL_MAX_KEY 1024    /* prefix + resource */
 
 /* ---- error codes: every node failure keeps one, with a short reason ---- */
 enum rl_err {
     RL_OK = 0,
-    RL_E_REFUSED,   /* connect refused / unreachable */
-    RL_E_TIMEOUT,   /* connect or round trip ran out of time */
-    RL_E_AUTH,      /* AUTH or SELECT refused */
-    RL_E_PROTO,     /* unparsable, unexpected or oversized reply */
-    RL_E_IO,        /* read/write error, connection closed */
-    RL_E_DOWN,      /* skipped: node in back-off after a failed connect */
-    RL_E_REDIS,     /* the server answered with an error reply */
-    RL_E_RESOLVE,   /* host name did not resolve */
+    RL_E_REFUSED, /* connect refused / unreachable */
+    RL_E_TIMEOUT, /* connect or round trip ran out of time */
+    RL_E_AUTH,    /* AUTH or SELECT refused */
+    RL_E_PROTO,   /* unparsable, unexpected or oversized reply */
+    RL_E_IO,      /* read/write error, connection closed */
+    RL_E_DOWN,    /* skipped: node in back-off after a failed connect */
+    RL_E_REDIS,   /* the server answered with an error reply */
+    RL_E_RESOLVE, /* host name did not resolve */
     RL_E_NOMEM,
     RL_E_SAME_SERVER, /* this node is the same Redis server (run_id) as another node of the call */
     RL_E_STALLED      /* skipped: the node has not answered its pipeline for a long time */
@@ -41,7 +41,7 @@ const char *rl_err_name(int err);
 
 /* ---- injected clock and random source (fakes in unit tests) ---- */
 typedef struct rl_clock {
-    uint64_t (*now_us)(void *ctx);          /* monotonic microseconds */
+    uint64_t (*now_us)(void *ctx); /* monotonic microseconds */
     void (*sleep_us)(void *ctx, uint64_t us);
     void *ctx;
 } rl_clock;
@@ -51,8 +51,9 @@ typedef struct rl_random {
     void *ctx;
 } rl_random;
 
-extern const rl_clock rl_clock_monotonic;  /* CLOCK_BOOTTIME (keeps counting in suspend), else CLOCK_MONOTONIC; nanosleep */
-extern const rl_random rl_random_system;   /* getrandom(2), buffered, fork-safe */
+extern const rl_clock
+    rl_clock_monotonic; /* CLOCK_BOOTTIME (keeps counting in suspend), else CLOCK_MONOTONIC; nanosleep */
+extern const rl_random rl_random_system; /* getrandom(2), buffered, fork-safe */
 
 /* A fork generation: bumped in the child by pthread_atfork, so a connection
  * or a lock can tell it was inherited without calling getpid() each time. */
@@ -60,12 +61,12 @@ uint64_t rl_fork_generation(void);
 
 /* ---- node configuration ---- */
 typedef struct rl_node_conf {
-    char *host;        /* NULL for a unix socket */
-    int port;          /* 0 for a unix socket */
-    char *socket;      /* unix socket path, or NULL */
+    char *host;   /* NULL for a unix socket */
+    int port;     /* 0 for a unix socket */
+    char *socket; /* unix socket path, or NULL */
     int database;
-    char *user;        /* ACL user or NULL */
-    char *password;    /* NULL when none */
+    char *user;     /* ACL user or NULL */
+    char *password; /* NULL when none */
     int tls;
     int connect_timeout_ms;
     int timeout_ms;
@@ -108,25 +109,25 @@ int rl_node_check(int field, long long num, const char *str, size_t len);
 /* ---- replies and per-node results of one fan-out ---- */
 enum rl_reply_type {
     RL_REPLY_NONE = 0,
-    RL_REPLY_STATUS,   /* +OK */
-    RL_REPLY_STRING,   /* $bulk */
+    RL_REPLY_STATUS, /* +OK */
+    RL_REPLY_STRING, /* $bulk */
     RL_REPLY_INTEGER,
     RL_REPLY_NIL,
-    RL_REPLY_ERROR,    /* -ERR ... */
+    RL_REPLY_ERROR, /* -ERR ... */
     RL_REPLY_ARRAY
 };
 
 enum rl_state {
-    RL_PENDING = 0,    /* no answer yet (still in flight when the call decided) */
-    RL_ANSWERED,       /* reply holds the node's answer */
-    RL_FAILED          /* err/reason say why */
+    RL_PENDING = 0, /* no answer yet (still in flight when the call decided) */
+    RL_ANSWERED,    /* reply holds the node's answer */
+    RL_FAILED       /* err/reason say why */
 };
 
 typedef struct rl_reply {
     int type;
     long long integer;
-    size_t len;            /* full length of a string/status/error */
-    char str[64];          /* first bytes of it, NUL terminated */
+    size_t len;   /* full length of a string/status/error */
+    char str[64]; /* first bytes of it, NUL terminated */
 } rl_reply;
 
 typedef struct rl_result {
@@ -135,7 +136,7 @@ typedef struct rl_result {
     char reason[RL_REASON_LEN];
     rl_reply reply;
     uint64_t latency_us;
-    int sent;              /* the command may have reached the node */
+    int sent; /* the command may have reached the node */
 } rl_result;
 
 /* ---- one command to all nodes ---- */
@@ -152,9 +153,9 @@ typedef struct rl_cmd {
     size_t argvlen[RL_MAX_ARGS];
     /* For EVALSHA: the script, so a NOSCRIPT error is retried as EVAL. */
     const char *script;
-    int op;          /* enum rl_op */
-    uint64_t tag;    /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
-    int nowait;      /* queue and write, do not wait for the replies (read and dropped later) */
+    int op;       /* enum rl_op */
+    uint64_t tag; /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
+    int nowait;   /* queue and write, do not wait for the replies (read and dropped later) */
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome
@@ -164,17 +165,16 @@ typedef int (*rl_decide_fn)(void *ud, const rl_result *res, int n);
 typedef struct rl_transport {
     /* Send cmd to all n nodes at once, fill res[0..n-1], return when decide()
      * says so or every node answered/failed/timed out. Returns 0 or -1 (OOM). */
-    int (*fanout)(void *ctx, const rl_cmd *cmd, rl_result *res, int n,
-                  rl_decide_fn decide, void *ud);
+    int (*fanout)(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud);
     void *ctx;
 } rl_transport;
 
 /* ---- the RedLock algorithm over a transport ---- */
 typedef struct rl_opts {
-    int retry_count;       /* extra attempts after the first */
+    int retry_count; /* extra attempts after the first */
     int retry_delay_ms;
     int retry_jitter_ms;
-    int wait_ms;           /* > 0: retry until this deadline instead of retry_count */
+    int wait_ms; /* > 0: retry until this deadline instead of retry_count */
     double drift_factor;
     /* a caller-chosen token (16..128 bytes, no NUL) instead of a random one; NULL: random */
     const char *token;
@@ -188,33 +188,33 @@ typedef struct rl_ctx {
     const rl_transport *tp;
     const rl_clock *clock;
     const rl_random *rnd;
-    int n;                 /* nodes */
+    int n; /* nodes */
 } rl_ctx;
 
 static inline int rl_quorum(int n) { return n / 2 + 1; }
 
 enum rl_outcome {
-    RL_ACQUIRED = 0,   /* lock held: validity > 0 on a quorum */
-    RL_CONFLICT,       /* nodes answered but someone else holds it, or validity <= 0, or wait ran out */
-    RL_NO_QUORUM,      /* fewer than a quorum of nodes answered at all */
-    RL_RELEASED,       /* release: a quorum confirmed deletion of our token */
-    RL_EXTENDED,       /* extend: a quorum confirmed the new TTL for our token */
-    RL_LOST,           /* release/extend: answered, but our token is gone on too many */
-    RL_YES,            /* is_locked */
+    RL_ACQUIRED = 0, /* lock held: validity > 0 on a quorum */
+    RL_CONFLICT,     /* nodes answered but someone else holds it, or validity <= 0, or wait ran out */
+    RL_NO_QUORUM,    /* fewer than a quorum of nodes answered at all */
+    RL_RELEASED,     /* release: a quorum confirmed deletion of our token */
+    RL_EXTENDED,     /* extend: a quorum confirmed the new TTL for our token */
+    RL_LOST,         /* release/extend: answered, but our token is gone on too many */
+    RL_YES,          /* is_locked */
     RL_NO,
-    RL_ERROR,          /* out of memory or bad arguments */
-    RL_SAME_SERVER     /* two nodes of the call turned out to be one server: no lock granted */
+    RL_ERROR,      /* out of memory or bad arguments */
+    RL_SAME_SERVER /* two nodes of the call turned out to be one server: no lock granted */
 };
 
 typedef struct rl_lock_info {
     char token[RL_TOKEN_MAX + 1];
     size_t token_len;
-    int64_t fence;         /* with opts.fence_key: the fencing token (> 0), else 0 */
-    uint64_t start_us;     /* clock before the first SET of the winning attempt */
-    int64_t validity_ms;   /* ttl - elapsed - drift; valid until start_us + ttl - drift */
+    int64_t fence;       /* with opts.fence_key: the fencing token (> 0), else 0 */
+    uint64_t start_us;   /* clock before the first SET of the winning attempt */
+    int64_t validity_ms; /* ttl - elapsed - drift; valid until start_us + ttl - drift */
     uint64_t valid_until_us;
     int attempts;
-    int ok;                /* nodes that confirmed */
+    int ok; /* nodes that confirmed */
 } rl_lock_info;
 
 /* Per-call results, for failure messages and stats. */
@@ -223,23 +223,21 @@ typedef struct rl_call {
     int answered, ok, failed;
 } rl_call;
 
-int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms,
-               const rl_opts *o, rl_lock_info *info, rl_call *call);
-int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token,
+int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call);
+int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token, rl_call *call);
 /* info holds the lock's current validity and is updated on every outcome:
  * RL_EXTENDED: the new validity. Otherwise it never grows: 0 when the nodes
  * answered that our token is gone on so many that no quorum holds it, when
  * the new validity came out <= 0, or on RL_SAME_SERVER; else
  * min(old end, start of the extend + ttl - drift), as every node that ran
  * the PEXPIRE (also one we did not wait for) now expires the key then. */
-int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token,
-              int ttl_ms, double drift_factor, rl_lock_info *info, rl_call *call);
+int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token, int ttl_ms, double drift_factor,
+              rl_lock_info *info, rl_call *call);
 int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);
 /* isHeld(): GET on every node compared with token; RL_YES when a quorum hold it,
  * RL_NO when not, RL_NO_QUORUM when fewer than a quorum answered. */
-int rl_is_held(const rl_ctx *c, const char *key, size_t keylen, const char *token, size_t token_len,
-               rl_call *call);
+int rl_is_held(const rl_ctx *c, const char *key, size_t keylen, const char *token, size_t token_len, rl_call *call);
 /* forceRelease(): DEL on every node whatever the token; RL_RELEASED when a quorum answered. */
 int rl_force_release(const rl_ctx *c, const char *key, size_t keylen, rl_call *call);
 
@@ -249,7 +247,7 @@ int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us);
 /* ---- real nodes: connections and the socket fan-out ---- */
 typedef struct rl_latency {
     uint64_t count, max_us;
-    uint32_t bucket[128];  /* quarter-octave buckets: see rl_stats.c */
+    uint32_t bucket[128]; /* quarter-octave buckets: see rl_stats.c */
 } rl_latency;
 
 typedef struct rl_node_stats {
@@ -263,8 +261,8 @@ typedef struct rl_conn rl_conn;
 /* A connection to one node; opened lazily by the fan-out, kept for reuse.
  * conf is copied. */
 rl_conn *rl_conn_new(const rl_node_conf *conf);
-void rl_conn_free(rl_conn *conn);                 /* closes, frees */
-void rl_conn_close(rl_conn *conn);                /* closes the socket, keeps stats */
+void rl_conn_free(rl_conn *conn);  /* closes, frees */
+void rl_conn_close(rl_conn *conn); /* closes the socket, keeps stats */
 int rl_conn_is_open(const rl_conn *conn);
 /* EVALSHAs whose reply is still due (a NOSCRIPT there is retried when read). */
 int rl_conn_late_scripts(const rl_conn *conn);
@@ -284,8 +282,7 @@ typedef struct rl_net {
     /* poll(2), or a test's stand-in; NULL: poll */
     int (*poll_fn)(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 } rl_net;
-int rl_net_fanout(void *net, const rl_cmd *cmd, rl_result *res, int n,
-                  rl_decide_fn decide, void *ud);
+int rl_net_fanout(void *net, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud);
 
 /* Wait, at most max_us, until every connection has written what it holds
  * (connects and AUTH/SELECT gates resolved on the way) and read the replies

@@ -19,7 +19,7 @@ const char rl_script_fence_raise_sha[] = "7cd269a3848b89013e8475f101fe6b6822d826
 
 typedef struct fence_tally {
     int ok, no, failed, pending, answered;
-    int64_t max;  /* largest confirming integer */
+    int64_t max; /* largest confirming integer */
 } fence_tally;
 
 /* a node confirms a phase with an integer >= floor (INCR: >= 1; raise: >= M) */
@@ -63,8 +63,7 @@ static void fence_fill_call(rl_call *call, const rl_result *res, int n, const fe
 }
 
 /* One phase over all nodes; RL_ACQUIRED when a quorum confirmed. */
-static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, int64_t floor, rl_result *res, rl_call *call,
-                       fence_tally *t)
+static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, int64_t floor, rl_result *res, rl_call *call, fence_tally *t)
 {
     int n = c->n, q = rl_quorum(n);
     if (c->tp->fanout(c->tp->ctx, cmd, res, n, fence_decide, &floor) != 0) return RL_ERROR;

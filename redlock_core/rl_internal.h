@@ -26,8 +26,7 @@ extern const char rl_script_extend_sha[];
  * lower (one script), a quorum must confirm. Both decided at quorum. Returns
  * RL_ACQUIRED with *fence = M (> 0), RL_CONFLICT, RL_NO_QUORUM (fewer than a
  * quorum answered a phase) or RL_ERROR; call gets the last phase's results. */
-int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence,
-                    rl_call *call);
+int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence, rl_call *call);
 extern const char rl_script_fence_raise[];
 extern const char rl_script_fence_raise_sha[];
 
@@ -60,8 +59,7 @@ const char *rl_conn_run_id(const rl_conn *conn);
 
 /* RESP encoding of a command into buf; returns bytes needed (may exceed cap:
  * then nothing useful was written and the caller grows buf). */
-size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv,
-                      const size_t *argvlen);
+size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv, const size_t *argvlen);
 
 /* ---- statistics (rl_stats.c) ---- */
 void rl_latency_add(rl_latency *l, uint64_t us);

@@ -53,7 +53,10 @@ static tally count(const rl_result *res, int n, int (*yes)(const rl_reply *))
     return t;
 }
 
-static int is_ok_status(const rl_reply *r) { return r->type == RL_REPLY_STATUS && r->len == 2 && memcmp(r->str, "OK", 2) == 0; }
+static int is_ok_status(const rl_reply *r)
+{
+    return r->type == RL_REPLY_STATUS && r->len == 2 && memcmp(r->str, "OK", 2) == 0;
+}
 static int is_one(const rl_reply *r) { return r->type == RL_REPLY_INTEGER && r->integer == 1; }
 
 /* The quorum is reached, or can no longer be: either way the outcome is known
@@ -65,8 +68,16 @@ static int quorum_decided(const rl_result *res, int n, int (*yes)(const rl_reply
     return t.ok >= q || t.ok + t.pending < q;
 }
 
-static int decide_ok_set(void *ud, const rl_result *res, int n) { (void)ud; return quorum_decided(res, n, is_ok_status); }
-static int decide_ok_one(void *ud, const rl_result *res, int n) { (void)ud; return quorum_decided(res, n, is_one); }
+static int decide_ok_set(void *ud, const rl_result *res, int n)
+{
+    (void)ud;
+    return quorum_decided(res, n, is_ok_status);
+}
+static int decide_ok_one(void *ud, const rl_result *res, int n)
+{
+    (void)ud;
+    return quorum_decided(res, n, is_one);
+}
 
 /* is_locked must also tell "no" from "could not ask a quorum" */
 static int decide_exists(void *ud, const rl_result *res, int n)
@@ -151,8 +162,8 @@ static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
     return us;
 }
 
-int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o,
-               rl_lock_info *info, rl_call *call)
+int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
+               rl_call *call)
 {
     rl_result res_local[RL_MAX_NODES];
     rl_result *res = call ? call->res : res_local;
@@ -210,7 +221,8 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         outcome = t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
         int any = 0;
-        for (int i = 0; i < n; i++) any |= res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
+        for (int i = 0; i < n; i++)
+            any |= res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
         if (any) {
             rl_result rr[RL_MAX_NODES];
             if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) return RL_ERROR;
@@ -264,8 +276,8 @@ static void no_validity(rl_lock_info *info)
     info->validity_ms = 0;
 }
 
-int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token, int ttl_ms,
-              double drift_factor, rl_lock_info *info, rl_call *call)
+int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token, int ttl_ms, double drift_factor,
+              rl_lock_info *info, rl_call *call)
 {
     rl_result res_local[RL_MAX_NODES];
     rl_result *res = call ? call->res : res_local;

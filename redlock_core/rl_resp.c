@@ -25,8 +25,7 @@ static size_t num_len(size_t n)
     return l;
 }
 
-size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv,
-                      const size_t *argvlen)
+size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv, const size_t *argvlen)
 {
     size_t need = 1 + num_len((size_t)argc) + 2;
     for (int i = 0; i < argc; i++) need += 1 + num_len(argvlen[i]) + 2 + argvlen[i] + 2;

@@ -32,8 +32,7 @@ static void mono_sleep_us(void *ctx, uint64_t us)
     (void)ctx;
     ts.tv_sec = (time_t)(us / 1000000u);
     ts.tv_nsec = (long)(us % 1000000u) * 1000;
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
 }
 
 const rl_clock rl_clock_monotonic = {mono_now_us, mono_sleep_us, NULL};

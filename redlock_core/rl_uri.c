@@ -32,10 +32,8 @@ int rl_node_check(int field, long long num, const char *str, size_t len)
     case RL_FIELD_SOCKET:
         if (len == 0 || str[0] != '/') return RL_LIMIT_RELATIVE;
         /* fall through */
-    case RL_FIELD_HOST:
-        return (long long)len < l->min || (long long)len > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
-    default:
-        return num < l->min || num > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
+    case RL_FIELD_HOST: return (long long)len < l->min || (long long)len > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
+    default: return num < l->min || num > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
     }
 }
 
@@ -64,8 +62,7 @@ static char *pct_decode(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '%') {
             int h, l;
-            if (i + 2 >= n + 0 || (h = hexval(s[i + 1])) < 0 || (l = hexval(s[i + 2])) < 0 ||
-                (h == 0 && l == 0)) {
+            if (i + 2 >= n + 0 || (h = hexval(s[i + 1])) < 0 || (l = hexval(s[i + 2])) < 0 || (h == 0 && l == 0)) {
                 free(out);
                 return NULL;
             }
@@ -111,8 +108,8 @@ __attribute__((format(printf, 3, 4))) static int failf(char *err, size_t errlen,
 
 static int valid_host_char(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '-' || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+           c == '_';
 }
 
 /* host[:port] or [v6]:port, in s[0..n) */
@@ -173,10 +170,8 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
     if (len >= 7 && memcmp(s, "unix://", 7) == 0) {
         s += 7;
         switch (rl_node_check(RL_FIELD_SOCKET, 0, s, (size_t)(end - s))) {
-        case RL_LIMIT_RELATIVE:
-            return fail(err, errlen, "unix socket path must be absolute (unix:///path)");
-        case RL_LIMIT_RANGE:
-            return fail(err, errlen, "unix socket path is too long");
+        case RL_LIMIT_RELATIVE: return fail(err, errlen, "unix socket path must be absolute (unix:///path)");
+        case RL_LIMIT_RANGE: return fail(err, errlen, "unix socket path is too long");
         }
         c.socket = dup_n(s, (size_t)(end - s));
         if (!c.socket) return fail(err, errlen, "out of memory");
@@ -214,7 +209,8 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
         const char *colon = memchr(s, ':', (size_t)(at - s));
         if (!colon) {
             rl_node_conf_free(&c);
-            return fail(err, errlen, "user given without a password (use redis://user:password@host or redis://:password@host)");
+            return fail(err, errlen,
+                        "user given without a password (use redis://user:password@host or redis://:password@host)");
         }
         if (colon > s) {
             c.user = pct_decode(s, (size_t)(colon - s));
@@ -291,10 +287,10 @@ size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen)
 #define SAME_MAX_ADDRS 16
 
 typedef struct node_addrs {
-    int resolved;                /* 1: addr[] holds the host's addresses */
+    int resolved; /* 1: addr[] holds the host's addresses */
     int n;
     struct sockaddr_in6 addr[SAME_MAX_ADDRS]; /* IPv4 as v4-mapped IPv6, port included */
-    int have_stat;               /* unix socket that exists: compare the file, not the path */
+    int have_stat;                            /* unix socket that exists: compare the file, not the path */
     dev_t dev;
     ino_t ino;
 } node_addrs;
