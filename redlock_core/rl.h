@@ -60,6 +60,19 @@ extern const rl_random rl_random_system; /* getrandom(2), buffered, fork-safe */
 uint64_t rl_fork_generation(void);
 
 /* ---- node configuration ---- */
+/* TLS settings of a node, named as PHP's ssl stream-context options (API.md
+ * "TLS"). Strings are malloc'd (NULL: not set); passphrase is a secret. */
+typedef struct rl_tls_conf {
+    char *cafile;       /* NULL and no capath: the system store */
+    char *capath;
+    char *local_cert;   /* client certificate (PEM) */
+    char *local_pk;     /* its key; NULL: in local_cert */
+    char *passphrase;   /* of local_pk */
+    char *peer_name;    /* NULL: the host; sent as SNI unless it is an IP address */
+    int verify_peer;      /* default 1 */
+    int verify_peer_name; /* default 1 */
+} rl_tls_conf;
+
 typedef struct rl_node_conf {
     char *host;   /* NULL for a unix socket */
     int port;     /* 0 for a unix socket */
@@ -67,10 +80,16 @@ typedef struct rl_node_conf {
     int database;
     char *user;     /* ACL user or NULL */
     char *password; /* NULL when none */
-    int tls;
+    int tls;        /* connect with TLS (rediss://, 'tls' => true|array) */
+    rl_tls_conf tls_conf;
     int connect_timeout_ms;
     int timeout_ms;
 } rl_node_conf;
+
+/* 1 when the core was built with OpenSSL (RL_HAVE_TLS), else 0 */
+int rl_tls_available(void);
+/* "OpenSSL 3.0.x ..." or NULL */
+const char *rl_tls_version(void);
 
 /* Parse one node URI into conf (strings malloc'd; free with rl_node_conf_free).
  * Accepts redis://[user:password@]host[:port][/db], rediss://..., unix:///path,
