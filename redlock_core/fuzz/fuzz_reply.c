@@ -184,7 +184,7 @@ static void check_result(const rl_result *r, int must_be_done)
             FAIL_IF(strlen(r->reply.str) > r->reply.len);
     }
     if (r->state == RL_FAILED) {
-        FAIL_IF(r->err <= RL_OK || r->err > RL_E_NOMEM);
+        FAIL_IF(r->err <= RL_OK || r->err > RL_E_STALLED);
         /* Known (reported): an error reply with empty text ("-\r\n") gives
          * RL_E_REDIS with an empty reason; tolerated here, checked for the rest. */
         if (r->err != RL_E_REDIS) FAIL_IF(r->reason[0] == '\0');
