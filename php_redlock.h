@@ -33,7 +33,8 @@ extern zend_module_entry redlock_module_entry;
     X(prefix,          STRING, CTOR, "",     0, REDLOCK_MAX_PREFIX)          \
     X(fencing,         BOOL,   CALL, "0",    0, 1)                           \
     X(auto_release,    BOOL,   CALL, "1",    0, 1)                           \
-    X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)
+    X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)                           \
+    X(wake_on_release, BOOL,   CALL, "1",    0, 1)
 
 /* C type of an option in the globals (the INI value) */
 #define REDLOCK_GLOBAL_TYPE_LONG zend_long

@@ -119,6 +119,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
         .retry_jitter_ms = (int)o.retry_jitter,
         .wait_ms = (int)o.wait,
         .drift_factor = o.drift_factor,
+        .wake_on_release = o.wake_on_release,
     };
     /* the fence counter: one key per prefix, no lock key can equal it (resources have no NUL) */
     static const char fence_suffix[] = "\0redlock:fence";
@@ -132,7 +133,10 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     }
     zend_string *key = make_key(g, resource);
     php_redlock_group_prepare(g);
+    bool waits = o.wait > 0 && o.wake_on_release;
+    if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    if (waits) php_redlock_group_wait_done(g);
     if (php_redlock_throw_same_server(g, &call, r, "lock")) {
         /* never hand out a lock counted on one server twice */
         if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
@@ -306,6 +310,7 @@ PHP_METHOD(RedLock, stats)
     node_agg *agg = safe_emalloc(cap ? cap : 1, sizeof(*agg), 0);
     php_redlock_pooled *p;
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
+        if (p->sub) continue; /* they carry no lock command */
         const rl_node_stats *st = rl_conn_stats(p->conn);
         node_agg *a = NULL;
         for (uint32_t i = 0; i < na; i++)

@@ -202,13 +202,47 @@ typedef struct rl_opts {
     /* fencing: the counter key (prefix . "\0redlock:fence"); NULL: no fence */
     const char *fence_key;
     size_t fence_keylen;
+    /* with wait_ms and a waiter in the ctx: sleep until a release is announced
+     * (or the retry timer runs out) instead of sleeping the whole delay */
+    int wake_on_release;
 } rl_opts;
+
+/* ---- waiting for a release (API.md "Waiting"): injected like the clock ----
+ * A successful release publishes on RL_WAKE_CHANNEL . key, on every node,
+ * inside the release script: "<waiters> <token>", waiters being the
+ * channel's subscribers on that node (no PUBLISH when there are none). A
+ * waiter's own attempts announce a successful SET there with "acquired". */
+#define RL_WAKE_CHANNEL "redlock:released:"
+enum rl_wake_kind {
+    RL_WAKE_TIMER = 0, /* until_us came: expiry, a lost message, a node down */
+    RL_WAKE_RELEASED,  /* a release of the key (once per release, not per node) */
+    RL_WAKE_ACQUIRED   /* a waiter's SET on the key succeeded on a node */
+};
+typedef struct rl_wake {
+    int kind;
+    int waiters; /* RL_WAKE_RELEASED: subscribers when it was released (>= 1) */
+} rl_wake;
+
+typedef struct rl_waiter {
+    /* start listening for releases of key (SUBSCRIBE written, not awaited);
+     * non-zero: cannot listen at all (then the retry timer alone) */
+    int (*subscribe)(void *ctx, const char *key, size_t keylen);
+    /* wait, at most until until_us, for the subscriptions to be confirmed
+     * (or refused, or their node gone) */
+    void (*ready)(void *ctx, uint64_t until_us);
+    /* sleep until an event of the key or until until_us; the event's kind */
+    int (*wait)(void *ctx, uint64_t until_us, rl_wake *ev);
+    /* stop listening (UNSUBSCRIBE written, not awaited) */
+    void (*unsubscribe)(void *ctx);
+    void *ctx;
+} rl_waiter;
 
 typedef struct rl_ctx {
     const rl_transport *tp;
     const rl_clock *clock;
     const rl_random *rnd;
     int n; /* nodes */
+    const rl_waiter *waiter; /* NULL: wait by sleeping retry_delay + jitter */
 } rl_ctx;
 
 static inline int rl_quorum(int n) { return n / 2 + 1; }
@@ -315,6 +349,30 @@ int rl_conn_busy(const rl_conn *conn);
 /* Bytes not yet written (a connect in progress, an AUTH/SELECT gate, a full
  * socket): a release among them reaches the node only once they are. */
 int rl_conn_unsent(const rl_conn *conn);
+
+/* ---- subscriber connections and the waiter over them (rl_wait.c) ----
+ * Separate from the command connections (a subscribed connection takes no
+ * other command): one per node, opened when first needed, kept for reuse.
+ * Same handshake (TLS, AUTH, SELECT), no scripts. */
+rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf);
+
+typedef struct rl_subs {
+    rl_net net;       /* the subscriber connections, one per node of the call */
+    char chan[sizeof(RL_WAKE_CHANNEL) + RL_MAX_KEY];
+    size_t chanlen;
+    uint64_t chan_hash;
+    uint64_t last_release; /* id of the release last reported (one per release, not per node) */
+    rl_wake ev;            /* pending event, kind RL_WAKE_TIMER when none */
+    int on;                /* subscribed (between subscribe and unsubscribe) */
+    unsigned char pending[RL_MAX_NODES]; /* SUBSCRIBE written, not confirmed yet */
+    unsigned char wanted[RL_MAX_NODES];  /* subscribed or to be (re)subscribed on this node */
+} rl_subs;
+/* s over conns[0..n) (subscriber connections); *w gets the waiter to put in an rl_ctx */
+void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_waiter *w);
+
+/* Serve conns (connects, handshakes, writes, replies, pushes) until stop(ud)
+ * says so or until until_us. */
+void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud);
 
 uint64_t rl_latency_percentile(const rl_latency *l, double p);
 void rl_latency_merge(rl_latency *into, const rl_latency *from);

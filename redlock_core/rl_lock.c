@@ -5,10 +5,22 @@
 #include <string.h>
 
 /* The token-checked scripts of the spec: delete, or extend, only while the key holds our token.
- * rl_net.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL. */
+ * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL.
+ * A release also tells the waiters (API.md "Waiting"): on RL_WAKE_CHANNEL . key,
+ * "<subscribers> <token>", only when someone listens (no PUBLISH otherwise), and
+ * through pcall, so that a user whose ACL refuses pub/sub still releases. */
 const char rl_script_release[] =
-    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) else return 0 end";
-const char rl_script_release_sha[] = "b70c2384248f88e6b75b9f89241a180f856ad852";
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
+    "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then redis.pcall(\"publish\",c,s[2] .. \" \" .. ARGV[1]) end "
+    "return r else return 0 end";
+const char rl_script_release_sha[] = "b8335fe66e7ab7192c29bcf1c61d72ecfa729688";
+/* A waiter's attempt: SET NX PX, and when it set the key, "acquired" to the
+ * other waiters, so that those still holding back after a release stand down. */
+const char rl_script_acquire[] =
+    "local r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) "
+    "if r then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1],\"acquired\") end return r";
+const char rl_script_acquire_sha[] = "64bb54bea386892533f88e056fef5f5c8c45ee87";
 const char rl_script_extend[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
 const char rl_script_extend_sha[] = "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10";
@@ -162,6 +174,48 @@ static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
     return us;
 }
 
+/* Thundering herd (API.md "Waiting"): a release wakes every waiter at once,
+ * and their simultaneous SETs could split the nodes' votes so that nobody
+ * gets a quorum. So a woken waiter holds back a random time, uniform over
+ * (waiters - 1) slots of one attempt's round trip: the first one goes about
+ * one slot after the release, and the others stand down when its "acquired"
+ * comes (they go back to waiting); only those within one round trip of the
+ * first also try, about one. With a single waiter it goes at once. */
+#define RL_SLOT_MIN_US 100u
+#define RL_SLOT_MAX_US 2000u
+
+static uint64_t herd_holdback_us(const rl_ctx *c, int waiters, uint64_t slot_us)
+{
+    uint32_t r = 0;
+    if (waiters <= 1) return 0;
+    if (slot_us < RL_SLOT_MIN_US) slot_us = RL_SLOT_MIN_US;
+    if (slot_us > RL_SLOT_MAX_US) slot_us = RL_SLOT_MAX_US;
+    uint64_t span = slot_us * (uint64_t)(waiters - 1);
+    if (c->rnd->fill(c->rnd->ctx, &r, sizeof(r)) != 0) return 0;
+    return (uint64_t)r % span;
+}
+
+/* Between two attempts of a subscribed wait: until a release (then the
+ * herd's hold-back) or the timer (expiry, lost messages, a node down),
+ * never past until_us. Returns when the next attempt should go. */
+static void wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us)
+{
+    rl_wake ev;
+    for (;;) {
+        if (w->wait(w->ctx, until_us, &ev) == RL_WAKE_TIMER) return;
+        if (ev.kind != RL_WAKE_RELEASED) continue; /* another waiter's SET: keep waiting */
+        uint64_t now = c->clock->now_us(c->clock->ctx);
+        uint64_t go = now + herd_holdback_us(c, ev.waiters, slot_us);
+        if (go > until_us) go = until_us;
+        if (go <= now) return;
+        int k;
+        while ((k = w->wait(w->ctx, go, &ev)) == RL_WAKE_RELEASED) {
+        }
+        if (k == RL_WAKE_TIMER) return; /* nobody went first: our turn */
+        /* RL_WAKE_ACQUIRED: someone went first; back to waiting */
+    }
+}
+
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call)
 {
@@ -201,11 +255,31 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
 
     uint64_t first = c->clock->now_us(c->clock->ctx);
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
+    /* API.md "Waiting": subscribed before the first attempt; its SUBSCRIBE
+     * is not awaited (an uncontended lock costs no extra round trip), so
+     * when that attempt fails, the subscription is confirmed and one more
+     * attempt made at once: a release cannot slip in unseen between an
+     * attempt and the wait. */
+    const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
+    int confirmed = 0;
+    uint64_t slot_us = 0;
+    rl_cmd ann;
+    if (w && w->subscribe(w->ctx, key, keylen) != 0) w = NULL;
+    if (w) {
+        script_cmd(&ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, strlen(ttlbuf));
+        ann.op = RL_OP_SET;
+        ann.tag = set.tag;
+    }
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
         uint64_t t0 = c->clock->now_us(c->clock->ctx);
-        if (c->tp->fanout(c->tp->ctx, &set, res, n, decide_ok_set, NULL) != 0) return RL_ERROR;
+        /* a waiter's later attempts tell the other waiters when they win */
+        if (c->tp->fanout(c->tp->ctx, w && attempt > 0 ? &ann : &set, res, n, decide_ok_set, NULL) != 0) {
+            outcome = RL_ERROR;
+            break;
+        }
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
+        slot_us = t1 - t0;
         tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
         if (t.ok >= q && !same_server(res, n)) {
@@ -214,7 +288,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             int fr = o->fence_key ? rl_fence_phases(c, o->fence_key, o->fence_keylen, &info->fence, call) : RL_ACQUIRED;
             if (fr == RL_NO_QUORUM) t.failed = n;
             if (fr == RL_ACQUIRED && o->fence_key) t1 = c->clock->now_us(c->clock->ctx);
-            if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
+            if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) {
+                outcome = RL_ACQUIRED;
+                break;
+            }
         }
         /* spec: on failure, unlock all instances, including those that did
          * not answer (their SET may still land) */
@@ -225,7 +302,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             any |= res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
         if (any) {
             rl_result rr[RL_MAX_NODES];
-            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) return RL_ERROR;
+            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) {
+                outcome = RL_ERROR;
+                break;
+            }
         }
         if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
         uint64_t now = c->clock->now_us(c->clock->ctx);
@@ -237,8 +317,17 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         } else if (attempt >= o->retry_count) {
             break; /* never sleep after the last attempt */
         }
-        if (pause) c->clock->sleep_us(c->clock->ctx, pause);
+        if (w && !confirmed) {
+            w->ready(w->ctx, deadline);
+            confirmed = 1;
+            continue;
+        }
+        if (w)
+            wait_for_release(c, w, now + pause, slot_us);
+        else if (pause)
+            c->clock->sleep_us(c->clock->ctx, pause);
     }
+    if (w) w->unsubscribe(w->ctx);
     return outcome;
 }
 

@@ -1,0 +1,192 @@
+/* rl_wait.c -- waiting for a release: subscriber connections, SUBSCRIBE/UNSUBSCRIBE, and the
+ * rl_waiter that rl_acquire sleeps on (API.md "Waiting"). */
+#include "rl_conn.h"
+
+#include <stdio.h>
+#include <string.h>
+
+rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
+{
+    rl_conn *c = rl_conn_new(conf);
+    if (c) c->sub = 1;
+    return c;
+}
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static int node_index(const rl_subs *s, const rl_conn *c)
+{
+    for (int i = 0; i < s->net.n; i++)
+        if (s->net.conns[i] == c) return i;
+    return -1;
+}
+
+/* A push or a (un)subscribe confirmation on one of our connections. */
+static void on_push(void *ud, rl_conn *c)
+{
+    rl_subs *s = ud;
+    const rl_push *p = &c->push;
+    int i = node_index(s, c);
+    if (i < 0) return;
+    if (p->kind == PUSH_SUBSCRIBE || p->kind == PUSH_REFUSED) {
+        /* (a confirmation of an earlier channel, still in flight, is not ours) */
+        if (p->kind == PUSH_REFUSED || p->chan == s->chan_hash) s->pending[i] = 0;
+        if (p->kind == PUSH_REFUSED) s->wanted[i] = 0; /* not allowed: leave it to the timer */
+        return;
+    }
+    if (p->kind != PUSH_MESSAGE || !s->on || p->chan != s->chan_hash) return; /* an older wait's */
+    if (p->number >= 0) {
+        /* a release reaches us once per node: report it once */
+        if (p->id == s->last_release) return;
+        s->last_release = p->id;
+        s->ev.kind = RL_WAKE_RELEASED;
+        s->ev.waiters = p->number > 0 ? (p->number > 1000000 ? 1000000 : (int)p->number) : 1;
+    } else if (p->first == 'a') {
+        s->ev.kind = RL_WAKE_ACQUIRED; /* the latest news wins */
+        s->ev.waiters = 0;
+    }
+}
+
+/* SUBSCRIBE (or UNSUBSCRIBE) the channel on node i, opening its connection
+ * if needed; returns 0 when written or queued. */
+static int sub_send(rl_subs *s, int i, int on, uint64_t now)
+{
+    rl_conn *c = s->net.conns[i];
+    const char *argv[2] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan};
+    size_t lens[2] = {on ? 9u : 11u, s->chanlen};
+    char why[RL_REASON_LEN];
+    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
+    if (c->fd < 0) {
+        rl_result r;
+        if (!on || now < c->down_until_us) return -1;
+        memset(&r, 0, sizeof(r));
+        if (rlc_conn_open(c, &r, now, 0) != 0) return -1;
+    }
+    c->on_push = on_push;
+    c->push_ud = s;
+    if (rlc_append_cmd(c, 2, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) return -1;
+    if (c->state == ST_READY && rlc_flush_out(c, why, sizeof(why)) != 0) {
+        rl_conn_close(c); /* the server ended it: nothing of a subscription is lost */
+        return -1;
+    }
+    return 0;
+}
+
+/* nodes that dropped out (restart, down) are subscribed again once their back-off is over */
+static void resubscribe(rl_subs *s, uint64_t now)
+{
+    for (int i = 0; i < s->net.n; i++) {
+        rl_conn *c = s->net.conns[i];
+        if (!s->wanted[i] || (c->fd >= 0 && c->gen == rl_fork_generation())) continue;
+        s->pending[i] = sub_send(s, i, 1, now) == 0;
+    }
+}
+
+static int w_subscribe(void *ctx, const char *key, size_t keylen)
+{
+    rl_subs *s = ctx;
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
+    size_t pl = sizeof(RL_WAKE_CHANNEL) - 1;
+    if (keylen > RL_MAX_KEY) return -1;
+    memcpy(s->chan, RL_WAKE_CHANNEL, pl);
+    memcpy(s->chan + pl, key, keylen);
+    s->chanlen = pl + keylen;
+    s->chan_hash = hash_bytes(s->chan, s->chanlen);
+    s->ev.kind = RL_WAKE_TIMER;
+    s->last_release = 0;
+    s->on = 1;
+    int any = 0;
+    for (int i = 0; i < s->net.n; i++) {
+        rl_conn *c = s->net.conns[i];
+        /* an idle connection kept from an earlier request: drop it if the server closed it */
+        if (c->fd >= 0 && c->qlen == 0) rl_conn_check(c);
+        s->wanted[i] = 1;
+        s->pending[i] = sub_send(s, i, 1, now) == 0;
+        any |= s->pending[i];
+    }
+    if (!any) s->on = 0;
+    return any ? 0 : -1;
+}
+
+static int all_confirmed(void *ud)
+{
+    rl_subs *s = ud;
+    for (int i = 0; i < s->net.n; i++)
+        if (s->pending[i] && s->net.conns[i]->fd >= 0) return 0;
+    return 1;
+}
+
+static void w_ready(void *ctx, uint64_t until_us)
+{
+    rl_subs *s = ctx;
+    /* a node that does not confirm within its own timeout is left to the timer */
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx), cap = now;
+    for (int i = 0; i < s->net.n; i++) {
+        const rl_node_conf *cf = rl_conn_conf(s->net.conns[i]);
+        uint64_t t = now + (uint64_t)(cf->connect_timeout_ms + cf->timeout_ms) * 1000u;
+        if (t > cap) cap = t;
+    }
+    rl_net_listen(&s->net, until_us < cap ? until_us : cap, all_confirmed, s);
+}
+
+static int has_event(void *ud) { return ((rl_subs *)ud)->ev.kind != RL_WAKE_TIMER; }
+
+static int w_wait(void *ctx, uint64_t until_us, rl_wake *ev)
+{
+    rl_subs *s = ctx;
+    const rl_clock *clk = s->net.clock;
+    s->ev.kind = RL_WAKE_TIMER;
+    resubscribe(s, clk->now_us(clk->ctx));
+    for (;;) {
+        uint64_t now = clk->now_us(clk->ctx);
+        if (now >= until_us) break;
+        /* a node down is tried again when its back-off ends, not only at the timer */
+        uint64_t until = until_us;
+        for (int i = 0; i < s->net.n; i++) {
+            rl_conn *c = s->net.conns[i];
+            if (s->wanted[i] && c->fd < 0 && c->down_until_us > now && c->down_until_us < until)
+                until = c->down_until_us;
+        }
+        rl_net_listen(&s->net, until, has_event, s);
+        if (s->ev.kind != RL_WAKE_TIMER) break;
+        if (until < until_us) resubscribe(s, clk->now_us(clk->ctx));
+    }
+    *ev = s->ev;
+    s->ev.kind = RL_WAKE_TIMER;
+    return ev->kind;
+}
+
+static void w_unsubscribe(void *ctx)
+{
+    rl_subs *s = ctx;
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
+    for (int i = 0; i < s->net.n; i++) {
+        rl_conn *c = s->net.conns[i];
+        if (c->fd >= 0 && c->gen == rl_fork_generation() && s->wanted[i]) {
+            /* not awaited: its reply, and messages sent before it, are read
+             * (and dropped) at the next wait or request end */
+            if (sub_send(s, i, 0, now) != 0) rl_conn_close(c);
+        }
+        s->wanted[i] = s->pending[i] = 0;
+        if (c->push_ud == s) {
+            c->on_push = NULL;
+            c->push_ud = NULL;
+        }
+    }
+    s->on = 0;
+}
+
+void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_waiter *w)
+{
+    memset(s, 0, sizeof(*s));
+    s->net.conns = conns;
+    s->net.n = n;
+    s->net.clock = clock;
+    *w = (rl_waiter){.subscribe = w_subscribe, .ready = w_ready, .wait = w_wait, .unsubscribe = w_unsubscribe,
+                     .ctx = s};
+}
