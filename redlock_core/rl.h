@@ -232,6 +232,9 @@ typedef struct rl_waiter {
     void (*ready)(void *ctx, uint64_t until_us);
     /* sleep until an event of the key or until until_us; the event's kind */
     int (*wait)(void *ctx, uint64_t until_us, rl_wake *ev);
+    /* without waiting: read what has come; the latest event since the last
+     * wait/latest (RL_WAKE_TIMER: nothing new) */
+    int (*latest)(void *ctx, rl_wake *ev);
     /* stop listening (UNSUBSCRIBE written, not awaited) */
     void (*unsubscribe)(void *ctx);
     void *ctx;

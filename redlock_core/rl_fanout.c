@@ -620,9 +620,9 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
             pfd[np].revents = 0;
             map[np++] = i;
         }
-        if (now >= until_us) return;
+        int last = now >= until_us; /* one pass without waiting, then return */
         if (next < now) next = now;
-        int pr = do_poll(net, pfd, np, (int)((next - now + 999) / 1000));
+        int pr = do_poll(net, pfd, np, last ? 0 : (int)((next - now + 999) / 1000));
         if (pr < 0 && errno != EINTR) {
             /* cannot watch the sockets: sleep the rest, the timer is the fallback */
             now = clk->now_us(clk->ctx);
@@ -638,5 +638,6 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
             c->reused = 0; /* nothing to resend if it broke */
             serve(&f, i, pfd[k].revents, now);
         }
+        if (last) return;
     }
 }

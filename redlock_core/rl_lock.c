@@ -174,45 +174,69 @@ static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
     return us;
 }
 
-/* Thundering herd (API.md "Waiting"): a release wakes every waiter at once,
- * and their simultaneous SETs could split the nodes' votes so that nobody
- * gets a quorum. So a woken waiter holds back a random time, uniform over
- * (waiters - 1) slots of one attempt's round trip: the first one goes about
- * one slot after the release, and the others stand down when its "acquired"
- * comes (they go back to waiting); only those within one round trip of the
- * first also try, about one. With a single waiter it goes at once. */
+/* Thundering herd (API.md "Waiting"). A release reaches every waiter at
+ * once: woken together, their SETs could split the nodes' votes so that
+ * nobody gets a quorum, and on a small machine the wake-ups alone delay
+ * the handoff. So waiters space themselves out, over a time proportional to
+ * their number (a release tells it: the channel's subscribers), and each
+ * tries only if the latest news is a release, not another waiter's
+ * "acquired":
+ * - few waiters (below RL_HERD): sleep in poll() until a message comes; on
+ *   a release hold back a random time within (waiters - 1) slots (one slot:
+ *   one attempt's round trip), then try unless someone announced first (two
+ *   waiters go at once: of two SETs one always gets a majority);
+ * - many: nobody sleeps in poll(). Each sleeps a random time within
+ *   2 x waiters slots and then reads, without waiting, what its
+ *   subscriptions brought meanwhile: about one waiter per slot looks, so a
+ *   release is seen about one slot later, by one or two of them, while the
+ *   others are never woken by it. The hold-back is a sleep, not a poll, so
+ *   the messages of the other nodes wake nobody.
+ * The retry timer (retry_delay + jitter) stays the fallback for an expiry,
+ * a lost message or a node down. */
 #define RL_SLOT_MIN_US 100u
-#define RL_SLOT_MAX_US 2000u
+#define RL_SLOT_MAX_US 1000u
+#define RL_HERD 4
 
-static uint64_t herd_holdback_us(const rl_ctx *c, int waiters, uint64_t slot_us)
+static uint64_t random_below(const rl_ctx *c, uint64_t span)
 {
     uint32_t r = 0;
-    if (waiters <= 1) return 0;
-    if (slot_us < RL_SLOT_MIN_US) slot_us = RL_SLOT_MIN_US;
-    if (slot_us > RL_SLOT_MAX_US) slot_us = RL_SLOT_MAX_US;
-    uint64_t span = slot_us * (uint64_t)(waiters - 1);
-    if (c->rnd->fill(c->rnd->ctx, &r, sizeof(r)) != 0) return 0;
+    if (span == 0 || c->rnd->fill(c->rnd->ctx, &r, sizeof(r)) != 0) return 0;
     return (uint64_t)r % span;
 }
 
-/* Between two attempts of a subscribed wait: until a release (then the
- * herd's hold-back) or the timer (expiry, lost messages, a node down),
- * never past until_us. Returns when the next attempt should go. */
-static void wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us)
+static uint64_t slot_of(uint64_t slot_us)
+{
+    return slot_us < RL_SLOT_MIN_US ? RL_SLOT_MIN_US : slot_us > RL_SLOT_MAX_US ? RL_SLOT_MAX_US : slot_us;
+}
+
+/* Between two attempts of a subscribed wait, never past until_us. Returns
+ * when the next attempt should go. *waiters: the last count a release gave. */
+static void wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us, int *waiters)
 {
     rl_wake ev;
+    uint64_t slot = slot_of(slot_us);
     for (;;) {
+        uint64_t now = c->clock->now_us(c->clock->ctx);
+        if (now >= until_us) return; /* the timer */
+        if (*waiters >= RL_HERD) {
+            uint64_t nap = 1 + random_below(c, slot * (uint64_t)*waiters);
+            if (nap > until_us - now) nap = until_us - now;
+            c->clock->sleep_us(c->clock->ctx, nap);
+            if (w->latest(w->ctx, &ev) != RL_WAKE_RELEASED) continue; /* nothing new, or taken again */
+            *waiters = ev.waiters;
+            return;
+        }
         if (w->wait(w->ctx, until_us, &ev) == RL_WAKE_TIMER) return;
         if (ev.kind != RL_WAKE_RELEASED) continue; /* another waiter's SET: keep waiting */
-        uint64_t now = c->clock->now_us(c->clock->ctx);
-        uint64_t go = now + herd_holdback_us(c, ev.waiters, slot_us);
-        if (go > until_us) go = until_us;
-        if (go <= now) return;
-        int k;
-        while ((k = w->wait(w->ctx, go, &ev)) == RL_WAKE_RELEASED) {
-        }
-        if (k == RL_WAKE_TIMER) return; /* nobody went first: our turn */
-        /* RL_WAKE_ACQUIRED: someone went first; back to waiting */
+        *waiters = ev.waiters;
+        /* two can go together: one of them gets a majority whatever the order */
+        uint64_t hold = ev.waiters > 2 ? random_below(c, slot * (uint64_t)(ev.waiters - 1)) : 0;
+        now = c->clock->now_us(c->clock->ctx);
+        if (now + hold > until_us) hold = until_us > now ? until_us - now : 0;
+        if (hold == 0) return;
+        c->clock->sleep_us(c->clock->ctx, hold);
+        /* the latest news decides: taken by another waiter, or free */
+        if (w->latest(w->ctx, &ev) != RL_WAKE_ACQUIRED) return;
     }
 }
 
@@ -261,7 +285,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
      * attempt made at once: a release cannot slip in unseen between an
      * attempt and the wait. */
     const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
-    int confirmed = 0;
+    int confirmed = 0, waiters = 1;
     uint64_t slot_us = 0;
     rl_cmd ann;
     if (w && w->subscribe(w->ctx, key, keylen) != 0) w = NULL;
@@ -323,7 +347,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             continue;
         }
         if (w)
-            wait_for_release(c, w, now + pause, slot_us);
+            wait_for_release(c, w, now + pause, slot_us, &waiters);
         else if (pause)
             c->clock->sleep_us(c->clock->ctx, pause);
     }

@@ -161,6 +161,16 @@ static int w_wait(void *ctx, uint64_t until_us, rl_wake *ev)
     return ev->kind;
 }
 
+static int w_latest(void *ctx, rl_wake *ev)
+{
+    rl_subs *s = ctx;
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
+    rl_net_listen(&s->net, now, NULL, NULL); /* one pass, no wait: every message already here */
+    *ev = s->ev;
+    s->ev.kind = RL_WAKE_TIMER;
+    return ev->kind;
+}
+
 static void w_unsubscribe(void *ctx)
 {
     rl_subs *s = ctx;
@@ -187,6 +197,6 @@ void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_
     s->net.conns = conns;
     s->net.n = n;
     s->net.clock = clock;
-    *w = (rl_waiter){.subscribe = w_subscribe, .ready = w_ready, .wait = w_wait, .unsubscribe = w_unsubscribe,
+    *w = (rl_waiter){.subscribe = w_subscribe, .ready = w_ready, .wait = w_wait, .latest = w_latest, .unsubscribe = w_unsubscribe,
                      .ctx = s};
 }
