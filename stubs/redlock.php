@@ -10,7 +10,7 @@
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost. Constructor-only (a \ValueError per call): connect_timeout,
+ * throw_on_lost, wake_on_release. Constructor-only (a \ValueError per call): connect_timeout,
  * timeout, persistent, prefix. Every option has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
  */
@@ -58,13 +58,14 @@ final class RedLock
      *     prefix?: string,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
+     *     throw_on_lost?: bool,
+     *     wake_on_release?: bool
      * } $options Defaults for every lock taken through this object.
      *     Defaults: retry_count 3, retry_delay 200 ms, retry_jitter 100 ms,
      *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
      *     timeout 50 ms, persistent true, prefix "", fencing false,
-     *     auto_release true, throw_on_lost false; each default comes from
-     *     the INI entry redlock.<option>. prefix is at most 512 bytes.
+     *     auto_release true, throw_on_lost false, wake_on_release true; each
+     *     default comes from the INI entry redlock.<option>. prefix is at most 512 bytes.
      *     fencing => true: each lock also gets Lock::$fence, a positive int
      *     that grows with every fenced acquisition of any resource under
      *     this prefix and node list (two more round trips, in parallel).
@@ -80,7 +81,10 @@ final class RedLock
      * Try to acquire $resource for $ttl milliseconds.
      *
      * Returns null when another owner holds it (after the configured retries
-     * or once `wait` ran out), or when the validity came out <= 0. Locks are
+     * or once `wait` ran out), or when the validity came out <= 0. With `wait`
+     * and `wake_on_release` (the default) it sleeps until the holder releases
+     * (a message on "redlock:released:" . key) or its retry timer runs out,
+     * whichever comes first, never past the deadline. Locks are
      * not reentrant: locking a resource this process already holds is a
      * conflict too. The lock is never released by object destruction; with
      * `auto_release` it is released at request end.
@@ -96,7 +100,8 @@ final class RedLock
      *     drift_factor?: float,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
+     *     throw_on_lost?: bool,
+     *     wake_on_release?: bool
      * } $options Per-call overrides of the constructor options.
      *
      * @return RedLock\Lock|null
@@ -130,7 +135,8 @@ final class RedLock
      *     drift_factor?: float,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
+     *     throw_on_lost?: bool,
+     *     wake_on_release?: bool
      * } $options Per-call overrides of the constructor options.
      *
      * @return T
