@@ -94,21 +94,30 @@ cmds_total() {   # "commands cpu_s" of the nodes of $1 (comma list)
 
 CRASH=0
 scenario() {   # name impl procs nodes extra-args...
-    local sc=$1 impl=$2 procs=$3 nodes=$4 start pids=() k c0 c1
+    local sc=$1 impl=$2 procs=$3 nodes=$4 start pids=() k c0 c1 p
     shift 4
     start=$("$PHP" -r 'printf("%.3f", microtime(true) + 2.0 + '"$procs"' * 0.1);')
+    local linger="$RUN/linger.$sc.$impl"
+    rm -f "$linger"
     for ((k = 1; k <= procs; k++)); do
         worker_run "$impl" "$W/${sc}_${impl}_$k.json" --nodes="$nodes" --resource="bench:c:$sc:$impl:$$" \
-            --start-at="$start" --hold-us="$HOLD" --think-us="$THINK" "$@" &
+            --start-at="$start" --hold-us="$HOLD" --think-us="$THINK" --linger="$linger" "$@" &
         pids+=($!)
     done
-    # commands counted from just before the start to the end
-    "$PHP" -r '$d = '"$start"' - microtime(true) - 0.05; if ($d > 0) usleep((int)($d * 1e6));'
+    # the warm-up (one uncontended cycle per process, before the start) is not counted
+    "$PHP" -r '$d = '"$start"' - microtime(true) - 0.1; if ($d > 0) usleep((int)($d * 1e6));'
     c0=$(cmds_total "$nodes")
+    # every process printed its figures: let them go (an exiting CLI process burns CPU
+    # the next holder needs; an FPM worker's request end does not exit the process)
+    "$PHP" -r '$end = microtime(true) + 290; $ok = false;
+        while (microtime(true) < $end) { $ok = true;
+            foreach (array_slice($argv, 1) as $f) { if (!str_ends_with(trim((string)@file_get_contents($f)), "}")) { $ok = false; break; } }
+            if ($ok) break; usleep(100000); }' $(for ((k = 1; k <= procs; k++)); do echo "$W/${sc}_${impl}_$k.json"; done)
+    c1=$(cmds_total "$nodes")
+    touch "$linger"
     for p in "${pids[@]}"; do
         wait "$p" || { echo "contended: a $impl process failed ($sc)" >&2; CRASH=1; }
     done
-    c1=$(cmds_total "$nodes")
     echo $((${c1% *} - ${c0% *})) >"$W/cmds_${sc}_$impl.txt"
     "$PHP" -r 'printf("%.3f\n", $argv[2] - $argv[1]);' "${c0#* }" "${c1#* }" >"$W/rcpu_${sc}_$impl.txt"
     echo "contended: $sc $impl: $((${c1% *} - ${c0% *})) commands, redis cpu $(cat "$W/rcpu_${sc}_$impl.txt") s" >&2

@@ -208,11 +208,17 @@ typedef struct rl_opts {
 } rl_opts;
 
 /* ---- waiting for a release (API.md "Waiting"): injected like the clock ----
- * A successful release publishes on RL_WAKE_CHANNEL . key, on every node,
- * inside the release script: "<waiters> <token>", waiters being the
- * channel's subscribers on that node (no PUBLISH when there are none). A
- * waiter's own attempts announce a successful SET there with "acquired". */
+ * Waiters subscribe on every node to RL_WAKE_CHANNEL . key (it counts them)
+ * and to one of RL_WAKE_SHARDS shard channels, RL_WAKE_CHANNEL . key . "\0" . s
+ * (s a decimal digit, picked at random per wait). A successful release, on
+ * each node inside the release script, publishes only when someone waits,
+ * and then to ONE shard that has subscribers (the same on every node: chosen
+ * from the released token): "<subscribers of that shard> <token>". So a
+ * release costs the server a few writes, not one per waiter and node, and
+ * wakes a few waiters, not all. A waiter's own attempts announce a successful
+ * SET on its shard with "acquired". */
 #define RL_WAKE_CHANNEL "redlock:released:"
+#define RL_WAKE_SHARDS 8
 enum rl_wake_kind {
     RL_WAKE_TIMER = 0, /* until_us came: expiry, a lost message, a node down */
     RL_WAKE_RELEASED,  /* a release of the key (once per release, not per node) */
@@ -220,13 +226,13 @@ enum rl_wake_kind {
 };
 typedef struct rl_wake {
     int kind;
-    int waiters; /* RL_WAKE_RELEASED: subscribers when it was released (>= 1) */
+    int waiters; /* RL_WAKE_RELEASED: subscribers of our shard when it was released (>= 1) */
 } rl_wake;
 
 typedef struct rl_waiter {
-    /* start listening for releases of key (SUBSCRIBE written, not awaited);
-     * non-zero: cannot listen at all (then the retry timer alone) */
-    int (*subscribe)(void *ctx, const char *key, size_t keylen);
+    /* start listening for releases of key on shard (SUBSCRIBE written, not
+     * awaited); non-zero: cannot listen at all (then the retry timer alone) */
+    int (*subscribe)(void *ctx, const char *key, size_t keylen, int shard);
     /* wait, at most until until_us, for the subscriptions to be confirmed
      * (or refused, or their node gone) */
     void (*ready)(void *ctx, uint64_t until_us);
@@ -361,13 +367,13 @@ rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf);
 
 typedef struct rl_subs {
     rl_net net;       /* the subscriber connections, one per node of the call */
-    char chan[sizeof(RL_WAKE_CHANNEL) + RL_MAX_KEY];
-    size_t chanlen;
-    uint64_t chan_hash;
+    char chan[sizeof(RL_WAKE_CHANNEL) + RL_MAX_KEY + 2]; /* the key's channel, then "\0" and the shard */
+    size_t chanlen;       /* of the key's channel; the shard's is chanlen + 2 */
+    uint64_t chan_hash, shard_hash;
     uint64_t last_release; /* id of the release last reported (one per release, not per node) */
     rl_wake ev;            /* pending event, kind RL_WAKE_TIMER when none */
     int on;                /* subscribed (between subscribe and unsubscribe) */
-    unsigned char pending[RL_MAX_NODES]; /* SUBSCRIBE written, not confirmed yet */
+    unsigned char pending[RL_MAX_NODES]; /* channels of SUBSCRIBE written, not confirmed yet */
     unsigned char wanted[RL_MAX_NODES];  /* subscribed or to be (re)subscribed on this node */
 } rl_subs;
 /* s over conns[0..n) (subscriber connections); *w gets the waiter to put in an rl_ctx */

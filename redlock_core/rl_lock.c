@@ -6,21 +6,28 @@
 
 /* The token-checked scripts of the spec: delete, or extend, only while the key holds our token.
  * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL.
- * A release also tells the waiters (API.md "Waiting"): on RL_WAKE_CHANNEL . key,
- * "<subscribers> <token>", only when someone listens (no PUBLISH otherwise), and
- * through pcall, so that a user whose ACL refuses pub/sub still releases. */
+ * A release also tells the waiters (API.md "Waiting", rl.h RL_WAKE_*): only
+ * when the key's channel has subscribers (else one PUBSUB NUMSUB is all it
+ * costs), on one shard with subscribers, chosen from the token so that every
+ * node picks the same; through pcall, so that a user whose ACL refuses
+ * pub/sub still releases. */
 const char rl_script_release[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then redis.pcall(\"publish\",c,s[2] .. \" \" .. ARGV[1]) end "
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then "
+    "local h = 0 for i = 1, #ARGV[1] do h = (h * 31 + string.byte(ARGV[1], i)) % 65521 end "
+    "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
+    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
+    "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
+    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. ARGV[1]) break end end end end "
     "return r else return 0 end";
-const char rl_script_release_sha[] = "b8335fe66e7ab7192c29bcf1c61d72ecfa729688";
+const char rl_script_release_sha[] = "118043f136096141adefee3c2e6e1a274b0f2309";
 /* A waiter's attempt: SET NX PX, and when it set the key, "acquired" to the
- * other waiters, so that those still holding back after a release stand down. */
+ * waiters of its shard (ARGV[3]), so that those holding back stand down. */
 const char rl_script_acquire[] =
     "local r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) "
-    "if r then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1],\"acquired\") end return r";
-const char rl_script_acquire_sha[] = "64bb54bea386892533f88e056fef5f5c8c45ee87";
+    "if r then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1] .. \"\\0\" .. ARGV[3],\"acquired\") end return r";
+const char rl_script_acquire_sha[] = "4d1312c5d29637abc73fdbdfcdaab31a23c12174";
 const char rl_script_extend[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
 const char rl_script_extend_sha[] = "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10";
@@ -195,7 +202,7 @@ static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
  * a lost message or a node down. */
 #define RL_SLOT_MIN_US 100u
 #define RL_SLOT_MAX_US 1000u
-#define RL_HERD 4
+#define RL_HERD 16
 
 static uint64_t random_below(const rl_ctx *c, uint64_t span)
 {
@@ -288,9 +295,12 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     int confirmed = 0, waiters = 1;
     uint64_t slot_us = 0;
     rl_cmd ann;
-    if (w && w->subscribe(w->ctx, key, keylen) != 0) w = NULL;
+    char shard[2] = {'0', '\0'};
+    if (w) shard[0] = (char)('0' + random_below(c, RL_WAKE_SHARDS)); /* (no random drawn without a waiter) */
+    if (w && w->subscribe(w->ctx, key, keylen, shard[0] - '0') != 0) w = NULL;
     if (w) {
         script_cmd(&ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, strlen(ttlbuf));
+        arg(&ann, shard, 1);
         ann.op = RL_OP_SET;
         ann.tag = set.tag;
     }

@@ -35,11 +35,16 @@ static void on_push(void *ud, rl_conn *c)
     if (i < 0) return;
     if (p->kind == PUSH_SUBSCRIBE || p->kind == PUSH_REFUSED) {
         /* (a confirmation of an earlier channel, still in flight, is not ours) */
-        if (p->kind == PUSH_REFUSED || p->chan == s->chan_hash) s->pending[i] = 0;
-        if (p->kind == PUSH_REFUSED) s->wanted[i] = 0; /* not allowed: leave it to the timer */
+        if (p->kind == PUSH_REFUSED) {
+            s->pending[i] = 0;
+            s->wanted[i] = 0; /* not allowed: leave it to the timer */
+        } else if ((p->chan == s->chan_hash || p->chan == s->shard_hash) && s->pending[i]) {
+            s->pending[i]--;
+        }
         return;
     }
-    if (p->kind != PUSH_MESSAGE || !s->on || p->chan != s->chan_hash) return; /* an older wait's */
+    if (p->kind != PUSH_MESSAGE || !s->on || (p->chan != s->shard_hash && p->chan != s->chan_hash))
+        return; /* an older wait's, or another shard's */
     if (p->number >= 0) {
         /* a release reaches us once per node: report it once */
         if (p->id == s->last_release) return;
@@ -52,13 +57,13 @@ static void on_push(void *ud, rl_conn *c)
     }
 }
 
-/* SUBSCRIBE (or UNSUBSCRIBE) the channel on node i, opening its connection
- * if needed; returns 0 when written or queued. */
+/* SUBSCRIBE (or UNSUBSCRIBE) the key's channel and our shard's on node i,
+ * opening its connection if needed; returns 0 when written or queued. */
 static int sub_send(rl_subs *s, int i, int on, uint64_t now)
 {
     rl_conn *c = s->net.conns[i];
-    const char *argv[2] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan};
-    size_t lens[2] = {on ? 9u : 11u, s->chanlen};
+    const char *argv[3] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan};
+    size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + 2};
     char why[RL_REASON_LEN];
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
     if (c->fd < 0) {
@@ -69,7 +74,10 @@ static int sub_send(rl_subs *s, int i, int on, uint64_t now)
     }
     c->on_push = on_push;
     c->push_ud = s;
-    if (rlc_append_cmd(c, 2, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) return -1;
+    /* RESP2: one confirmation per channel */
+    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0 ||
+        rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0)
+        return -1;
     if (c->state == ST_READY && rlc_flush_out(c, why, sizeof(why)) != 0) {
         rl_conn_close(c); /* the server ended it: nothing of a subscription is lost */
         return -1;
@@ -83,11 +91,11 @@ static void resubscribe(rl_subs *s, uint64_t now)
     for (int i = 0; i < s->net.n; i++) {
         rl_conn *c = s->net.conns[i];
         if (!s->wanted[i] || (c->fd >= 0 && c->gen == rl_fork_generation())) continue;
-        s->pending[i] = sub_send(s, i, 1, now) == 0;
+        s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
     }
 }
 
-static int w_subscribe(void *ctx, const char *key, size_t keylen)
+static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
 {
     rl_subs *s = ctx;
     uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
@@ -96,7 +104,10 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen)
     memcpy(s->chan, RL_WAKE_CHANNEL, pl);
     memcpy(s->chan + pl, key, keylen);
     s->chanlen = pl + keylen;
+    s->chan[s->chanlen] = '\0'; /* no resource has a NUL: no key's channel is a shard's */
+    s->chan[s->chanlen + 1] = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS));
     s->chan_hash = hash_bytes(s->chan, s->chanlen);
+    s->shard_hash = hash_bytes(s->chan, s->chanlen + 2);
     s->ev.kind = RL_WAKE_TIMER;
     s->last_release = 0;
     s->on = 1;
@@ -106,8 +117,8 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen)
         /* an idle connection kept from an earlier request: drop it if the server closed it */
         if (c->fd >= 0 && c->qlen == 0) rl_conn_check(c);
         s->wanted[i] = 1;
-        s->pending[i] = sub_send(s, i, 1, now) == 0;
-        any |= s->pending[i];
+        s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
+        any |= s->pending[i] != 0;
     }
     if (!any) s->on = 0;
     return any ? 0 : -1;

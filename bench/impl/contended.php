@@ -7,6 +7,9 @@
 //       [--wait-ms=30000] [--uncontended=N]
 //
 // --once: lock, hold, release, exit (the burst); else loop until --seconds (steady).
+// --linger=FILE: after printing, stay (idle) until FILE exists (at most 60 s): like an FPM
+//   worker whose request ended, the process does not exit inside the measured chain (a
+//   CLI process's exit burns CPU the next holder and waiter need).
 // --uncontended=N: N lock+release cycles on distinct resources, nobody else around:
 //   the "uncontended lock+release time" of the ideal (median, µs).
 // Prints one JSON object: {"impl","pid","events":[[t_req,t_acq,t_rel0,t_rel1],...],
@@ -23,7 +26,7 @@
 declare(strict_types=1);
 
 $o = getopt('', ['impl:', 'nodes:', 'resource:', 'start-at:', 'once', 'seconds:', 'hold-us:', 'think-us:',
-    'wait-ms:', 'uncontended:']);
+    'wait-ms:', 'uncontended:', 'linger:']);
 $impl = $o['impl'] ?? 'ext';
 $nodes = explode(',', $o['nodes'] ?? '');
 $res = $o['resource'] ?? 'bench:contended';
@@ -34,6 +37,7 @@ $holdUs = max(0, (int)($o['hold-us'] ?? 1000));
 $thinkUs = max(0, (int)($o['think-us'] ?? 5000));
 $waitMs = max(1, (int)($o['wait-ms'] ?? 30000));
 $unc = (int)($o['uncontended'] ?? 0);
+$linger = $o['linger'] ?? '';
 const TTL_MS = 10000;
 
 function now_us(): int
@@ -184,3 +188,9 @@ $cs = preg_match('/^voluntary_ctxt_switches:\s+(\d+)/m', (string)@file_get_conte
 echo json_encode(['impl' => $impl, 'pid' => getmypid(), 'events' => $events, 'timeouts' => $timeouts,
     'errors' => $errors, 'wakeups' => $cs, 'cpu_ms' => round(($ru['ru_utime.tv_sec'] + $ru['ru_stime.tv_sec']) * 1e3
     + ($ru['ru_utime.tv_usec'] + $ru['ru_stime.tv_usec']) / 1e3, 1)]), "\n";
+if ($linger !== '') {
+    fflush(STDOUT);
+    for ($i = 0; $i < 1200 && !file_exists($linger); $i++) {
+        usleep(50000);
+    }
+}

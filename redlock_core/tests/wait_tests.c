@@ -26,6 +26,7 @@ typedef struct fake_waiter {
     int subscribed;       /* between subscribe and unsubscribe */
     int fail_subscribe;
     int calls_at_subscribe; /* fan-outs done before subscribe() */
+    int shard;
     char key[64];
 } fake_waiter;
 
@@ -41,10 +42,11 @@ static void fw_add(uint64_t at, int kind, int waiters)
     FW.nev++;
 }
 
-static int fw_subscribe(void *ctx, const char *key, size_t keylen)
+static int fw_subscribe(void *ctx, const char *key, size_t keylen, int shard)
 {
     fake_waiter *w = ctx;
     w->subscribes++;
+    w->shard = shard;
     w->calls_at_subscribe = w->f->ncalls;
     snprintf(w->key, sizeof(w->key), "%.*s", (int)keylen, key);
     if (w->fail_subscribe) return -1;
@@ -191,7 +193,10 @@ static void test_wakes_on_release(void)
         }
     CHECK_EQ(sets, 3);
     REQUIRE(last >= 0);
-    CHECK_EQ(F.calls[last].kind, 'A'); /* a waiter's attempt announces itself */
+    CHECK_EQ(F.calls[last].kind, 'A'); /* a waiter's attempt announces itself, on its shard */
+    CHECK(FW.shard >= 0 && FW.shard < RL_WAKE_SHARDS);
+    CHECK_EQ(F.calls[last].argc, 7);
+    CHECK_EQ(F.calls[last].argv[6][0], '0' + FW.shard);
     CHECK(F.calls[last].t_start >= t0 + 50000 && F.calls[last].t_start < t0 + 51000);
     CHECK_EQ(F.clock.nsleeps, 0); /* no retry_delay slept */
     CHECK_EQ(FW.unsubscribes, 1);
@@ -382,6 +387,8 @@ static void test_scripts_publish_on_the_channel(void)
 {
     CHECK(strstr(rl_script_release, "\"" RL_WAKE_CHANNEL "\"") != NULL);
     CHECK(strstr(rl_script_release, "pcall(\"publish\"") != NULL);
+    CHECK(strstr(rl_script_release, "for k = 0, 7 do") != NULL); /* RL_WAKE_SHARDS */
+    CHECK_EQ(RL_WAKE_SHARDS, 8);
     CHECK(strstr(rl_script_acquire, "\"" RL_WAKE_CHANNEL "\"") != NULL);
     CHECK(strstr(rl_script_acquire, "\"NX\",\"PX\"") != NULL);
     CHECK_EQ(strlen(rl_script_acquire_sha), 40);
