@@ -26,23 +26,23 @@ $out = $rl->synchronized($a, 10000, function () use ($rl, $b, $a, $opts, &$times
     }
     $inner = $rl->synchronized($b, 10000, function (RedLock\Lock $l) use (&$times, $b) {
         $times['b'] = hrtime(true);
-        return rl_count_value($b, $l->token);
+        return rl_count_value($b, $l->token) >= 3 ? 'a quorum' : 'no quorum';
     }, $opts);
     pcntl_waitpid($noise, $st);
     return $inner;
 }, $opts);
 [$ra] = wait_holder_done($ha);
-[$rb] = wait_holder_done($hb);
+[$rb, , $rb0] = wait_holder_done($hb);
 echo "inner lock on: $out\n";
 echo "outer woke within 100 ms of its release: ", ($times['a'] - $ra) / 1e6 < 100 ? 'yes' : 'no', "\n";
 echo "inner woke within 100 ms of its release: ", ($times['b'] - $rb) / 1e6 < 100 ? 'yes' : 'no', "\n";
-echo "inner after its own release: ", $times['b'] > $rb ? 'yes' : 'no', "\n";
+echo "inner only once its holder released: ", $times['b'] > $rb0 ? 'yes' : 'no', "\n";
 echo "keys left: ", rl_count_keys($a) + rl_count_keys($b), "\n";
 rl_del($a, $b);
 ?>
 --EXPECT--
-inner lock on: 5
+inner lock on: a quorum
 outer woke within 100 ms of its release: yes
 inner woke within 100 ms of its release: yes
-inner after its own release: yes
+inner only once its holder released: yes
 keys left: 0

@@ -9,11 +9,11 @@ pcntl
 <?php
 require __DIR__ . '/wait.inc';
 $res = rl_name('node_down');
-$h = wait_holder($res, 600);
+$h = wait_holder($res, 1500);
 $rl = rl_new();
 $killer = pcntl_fork();
 if ($killer === 0) {
-    usleep(250000);           // the waiter is subscribed by now
+    usleep(300000);           // the waiter is subscribed by now
     rl_node_ctl('kill', 5);
     exit(0);
 }
@@ -23,7 +23,11 @@ pcntl_waitpid($killer, $st);
 [$rel, $what] = wait_holder_done($h);
 $after = ($t - $rel) / 1e6;
 echo "holder $what; acquired: ", $l ? 'yes' : 'no', "; within 100 ms of the release: ", $after < 100 ? 'yes' : "no ($after ms)", "\n";
-echo "node values: ", implode(',', array_map(fn($x) => $x === false ? 'down' : ($x === $l->token ? 'ours' : var_export($x, true)), rl_values($res))), "\n";
+// woken by the first nodes that ran the release, the SET may reach a live node before the
+// holder's release does there: a quorum of ours is what counts, node 5 is down
+$v = rl_values($res);
+echo "ours on a quorum: ", count(array_filter($v, fn($x) => $x === $l->token)) >= 3 ? 'yes' : 'no', ", node 5: ",
+    $v[5] === false ? 'down' : var_export($v[5], true), "\n";
 var_dump($l->release());
 
 // the node comes back: later waits subscribe on it again
@@ -32,7 +36,8 @@ $h = wait_holder($res, 200);
 $l = $rl->lock($res, 10000, ['wait' => 5000, 'retry_delay' => 3000, 'retry_jitter' => 0]);
 $t = hrtime(true);
 [$rel] = wait_holder_done($h);
-echo "after the restart: acquired ", $l ? 'yes' : 'no', ", fast: ", ($t - $rel) / 1e6 < 100 ? 'yes' : 'no', ", on ", rl_count_value($res, $l->token), "\n";
+echo "after the restart: acquired ", $l ? 'yes' : 'no', ", fast: ", ($t - $rel) / 1e6 < 100 ? 'yes' : 'no',
+    ", on a quorum: ", rl_count_value($res, $l->token) >= 3 ? 'yes' : 'no', "\n";
 $l->release();
 rl_del($res);
 ?>
@@ -40,6 +45,6 @@ rl_del($res);
 <?php require __DIR__ . '/../config.inc'; rl_restore_nodes(); ?>
 --EXPECT--
 holder released; acquired: yes; within 100 ms of the release: yes
-node values: ours,ours,ours,ours,down
+ours on a quorum: yes, node 5: down
 bool(true)
-after the restart: acquired yes, fast: yes, on 5
+after the restart: acquired yes, fast: yes, on a quorum: yes

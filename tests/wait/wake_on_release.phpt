@@ -24,7 +24,9 @@ foreach ([true, false] as $wake) {
     } else {
         echo "at the retry timer, long after the release: ", $after > 1000 ? 'yes' : "no ($after ms)", "\n";
     }
-    echo "ours on: ", rl_count_value($res, $l->token), "\n";
+    // (woken by the first nodes that ran the release, a SET can reach a node before the
+    // holder's release does there: the lock stands on a quorum)
+    echo "ours on a quorum: ", rl_count_value($res, $l->token) >= 3 ? 'yes' : 'no', "\n";
     $l->release();
     rl_del($res);
 }
@@ -45,7 +47,7 @@ rl_del($res);
 ?>
 --EXPECT--
 wake_on_release: acquired yes, holder released, within 100 ms of the release: yes
-ours on: 5
+ours on a quorum: yes
 polling: acquired yes, holder released, at the retry timer, long after the release: yes
-ours on: 5
+ours on a quorum: yes
 5 rounds, slow ones: none
