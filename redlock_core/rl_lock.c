@@ -307,8 +307,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
         uint64_t t0 = c->clock->now_us(c->clock->ctx);
-        /* a waiter's later attempts tell the other waiters when they win */
-        if (c->tp->fanout(c->tp->ctx, w && attempt > 0 ? &ann : &set, res, n, decide_ok_set, NULL) != 0) {
+        /* a waiter's later attempts tell the other waiters of its shard when
+         * they win, if there are some that hold back (three or more) */
+        const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &ann : &set;
+        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide_ok_set, NULL) != 0) {
             outcome = RL_ERROR;
             break;
         }
