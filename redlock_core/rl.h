@@ -145,8 +145,8 @@ enum rl_state {
 typedef struct rl_reply {
     int type;
     long long integer;
-    size_t len;   /* full length of a string/status/error */
-    char str[64]; /* first bytes of it, NUL terminated */
+    size_t len;                 /* full length of a string/status/error */
+    char str[RL_TOKEN_MAX + 1]; /* first bytes of it, NUL terminated: a whole token (isHeld compares it) */
 } rl_reply;
 
 typedef struct rl_result {
@@ -219,7 +219,7 @@ enum rl_outcome {
     RL_RELEASED,     /* release: a quorum confirmed deletion of our token */
     RL_EXTENDED,     /* extend: a quorum confirmed the new TTL for our token */
     RL_LOST,         /* release/extend: answered, but our token is gone on too many */
-    RL_YES,          /* is_locked */
+    RL_YES,          /* is_locked, is_held */
     RL_NO,
     RL_ERROR,      /* out of memory or bad arguments */
     RL_SAME_SERVER /* two nodes of the call turned out to be one server: no lock granted */
