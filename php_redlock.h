@@ -18,9 +18,12 @@ extern zend_module_entry redlock_module_entry;
  *   type   LONG    an int in [min, max]
  *          DOUBLE  a float in [min, max)
  *          BOOL
- *          STRING  at most max bytes, no NUL
+ *          STRING  min ... max bytes, no NUL
  *   where  CALL    constructor and per call (lock(), synchronized())
- *          CTOR    constructor only (a \ValueError per call) */
+ *          CTOR    constructor only (a \ValueError per call)
+ *          PERCALL per call only (a \ValueError in the constructor); no INI entry, no global
+ * Options with an INI entry (CALL, CTOR) take their default from it; a
+ * PERCALL option is unset (0, false, "") unless the call gives it. */
 #define REDLOCK_OPTIONS(X)                                                   \
     X(retry_count,     LONG,   CALL, "3",    0, REDLOCK_MAX_RETRY_COUNT)     \
     X(retry_delay,     LONG,   CALL, "200",  0, INT_MAX)                     \
@@ -33,17 +36,22 @@ extern zend_module_entry redlock_module_entry;
     X(prefix,          STRING, CTOR, "",     0, REDLOCK_MAX_PREFIX)          \
     X(fencing,         BOOL,   CALL, "0",    0, 1)                           \
     X(auto_release,    BOOL,   CALL, "1",    0, 1)                           \
-    X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)
+    X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)                           \
+    X(token,           STRING, PERCALL, "",  RL_TOKEN_MIN, RL_TOKEN_MAX)
 
 /* C type of an option in the globals (the INI value) */
 #define REDLOCK_GLOBAL_TYPE_LONG zend_long
 #define REDLOCK_GLOBAL_TYPE_DOUBLE double
 #define REDLOCK_GLOBAL_TYPE_BOOL bool
 #define REDLOCK_GLOBAL_TYPE_STRING char *
-#define REDLOCK_OPTION_GLOBAL(name, type, where, ini, min, max) REDLOCK_GLOBAL_TYPE_##type name;
+/* REDLOCK_IF_INI_<where>(x): x for the options that have an INI entry (and a global) */
+#define REDLOCK_IF_INI_CALL(x) x
+#define REDLOCK_IF_INI_CTOR(x) x
+#define REDLOCK_IF_INI_PERCALL(x)
+#define REDLOCK_OPTION_GLOBAL(name, type, where, ini, min, max) REDLOCK_IF_INI_##where(REDLOCK_GLOBAL_TYPE_##type name;)
 
 ZEND_BEGIN_MODULE_GLOBALS(redlock)
-    /* INI defaults of every option */
+    /* INI defaults of every option that has one */
     REDLOCK_OPTIONS(REDLOCK_OPTION_GLOBAL)
     /* connection pool of this worker: identity -> php_redlock_pooled* (persistent) */
     HashTable pool;

@@ -55,6 +55,7 @@ typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING } php_
 enum { REDLOCK_IN_CTOR = 1, REDLOCK_IN_CALL = 2 };
 #define REDLOCK_WHERE_CTOR REDLOCK_IN_CTOR
 #define REDLOCK_WHERE_CALL (REDLOCK_IN_CTOR | REDLOCK_IN_CALL)
+#define REDLOCK_WHERE_PERCALL REDLOCK_IN_CALL
 
 typedef struct php_redlock_opt_def {
     const char *name;
@@ -182,6 +183,10 @@ zend_result php_redlock_lock_class_init(zend_class_entry *ce);
 /* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g. */
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
                                            zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o);
+/* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
+ * unknown (0), $ttl 0, $fence null, not on the request-end release list. */
+php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key,
+                                                zend_string *resource, zend_string *token);
 /* Release l's lock (release(), synchronized()); RL_* outcome. */
 int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call);
 /* Take l off the request-end release list. */

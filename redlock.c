@@ -28,7 +28,8 @@ zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_INI_DISPLAY_DOUBLE NULL
 #define REDLOCK_INI_DISPLAY_BOOL zend_ini_boolean_displayer_cb
 #define REDLOCK_INI_DISPLAY_STRING NULL
-#define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi)                                                                \
+#define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi) REDLOCK_IF_INI_##w(REDLOCK_INI_ENTRY_OF(n, t, ini))
+#define REDLOCK_INI_ENTRY_OF(n, t, ini)                                                                        \
     ZEND_INI_ENTRY3_EX("redlock." #n, ini, PHP_INI_ALL, php_redlock_ini_update_##t,                            \
                        (void *)XtOffsetOf(zend_redlock_globals, n), REDLOCK_INI_GLOBALS,                       \
                        (void *)&php_redlock_opt_defs[REDLOCK_OPT_##n], REDLOCK_INI_DISPLAY_##t)

@@ -15,10 +15,18 @@ _Static_assert(REDLOCK_OPT_COUNT <= 32, "options are tracked in a 32-bit mask");
 #define REDLOCK_FROM_INI_DOUBLE(to, from) (to) = (from)
 #define REDLOCK_FROM_INI_BOOL(to, from) (to) = (from)
 #define REDLOCK_FROM_INI_STRING(to, from) (to) = zend_string_init((from) ? (from) : "", (from) ? strlen(from) : 0, 0)
+/* a PERCALL option (no INI entry): unset */
+#define REDLOCK_UNSET_LONG(to) (to) = 0
+#define REDLOCK_UNSET_DOUBLE(to) (to) = 0
+#define REDLOCK_UNSET_BOOL(to) (to) = false
+#define REDLOCK_UNSET_STRING(to) (to) = ZSTR_EMPTY_ALLOC()
+#define REDLOCK_DEFAULT_CALL(t, to, n) REDLOCK_FROM_INI_##t(to, REDLOCK_G(n))
+#define REDLOCK_DEFAULT_CTOR(t, to, n) REDLOCK_FROM_INI_##t(to, REDLOCK_G(n))
+#define REDLOCK_DEFAULT_PERCALL(t, to, n) REDLOCK_UNSET_##t(to)
 
 void php_redlock_opts_from_ini(php_redlock_opts *o)
 {
-#define X(n, t, w, ini, lo, hi) REDLOCK_FROM_INI_##t(o->n, REDLOCK_G(n));
+#define X(n, t, w, ini, lo, hi) REDLOCK_DEFAULT_##w(t, o->n, n);
     REDLOCK_OPTIONS(X)
 #undef X
 }
@@ -102,8 +110,12 @@ static zend_result opt_set(const php_redlock_opt_def *d, void *field, zval *v, u
             zend_argument_type_error(argn, "\"%s\" must be of type string, %s given", d->name, zend_zval_type_name(v));
             return FAILURE;
         }
-        if (Z_STRLEN_P(v) > (size_t)d->max) {
-            zend_argument_value_error(argn, "\"%s\" must be at most " ZEND_LONG_FMT " bytes", d->name, d->max);
+        if (Z_STRLEN_P(v) > (size_t)d->max || Z_STRLEN_P(v) < (size_t)d->min) {
+            if (d->min > 0)
+                zend_argument_value_error(argn, "\"%s\" must be between " ZEND_LONG_FMT " and " ZEND_LONG_FMT " bytes long",
+                                          d->name, d->min, d->max);
+            else
+                zend_argument_value_error(argn, "\"%s\" must be at most " ZEND_LONG_FMT " bytes", d->name, d->max);
             return FAILURE;
         }
         if (memchr(Z_STRVAL_P(v), '\0', Z_STRLEN_P(v))) {
@@ -135,7 +147,11 @@ zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t 
             return FAILURE;
         }
         if (!(d->where & where)) {
-            zend_argument_value_error(argn, "\"%s\" is a constructor option and cannot be set per call", d->name);
+            if (where == REDLOCK_IN_CALL)
+                zend_argument_value_error(argn, "\"%s\" is a constructor option and cannot be set per call", d->name);
+            else
+                zend_argument_value_error(argn, "\"%s\" is a per-call option (lock(), synchronized()) and cannot be set in the constructor",
+                                          d->name);
             return FAILURE;
         }
         ZVAL_DEREF(v);

@@ -175,6 +175,7 @@ typedef struct rl_cmd {
     int op;       /* enum rl_op */
     uint64_t tag; /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
     int nowait;   /* queue and write, do not wait for the replies (read and dropped later) */
+    uint64_t skip; /* with nowait: bit i set = not sent to node i (res[i] left RL_PENDING, sent 0) */
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome

@@ -97,9 +97,16 @@ static int quorum_decided(const rl_result *res, int n, yes_fn yes)
     return t.ok >= q || t.ok + t.pending < q;
 }
 
+/* ud non-NULL: a caller-chosen token. A failed attempt then waits for every
+ * node's answer, so its cleanup can spare the nodes that refused (the key
+ * there may be our own earlier lock with that token); success is still
+ * decided at quorum. */
 static int decide_ok_set(void *ud, const rl_result *res, int n)
 {
-    (void)ud;
+    if (ud) {
+        tally t = count(res, n, is_ok_status);
+        return t.ok >= rl_quorum(n) || t.pending == 0;
+    }
     return quorum_decided(res, n, is_ok_status);
 }
 static int decide_ok_one(void *ud, const rl_result *res, int n)
@@ -249,10 +256,23 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
         uint64_t t0 = c->clock->now_us(c->clock->ctx);
-        if (c->tp->fanout(c->tp->ctx, &set, res, n, decide_ok_set, NULL) != 0) return RL_ERROR;
+        if (c->tp->fanout(c->tp->ctx, &set, res, n, decide_ok_set, o->token ? (void *)o : NULL) != 0) return RL_ERROR;
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
         tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
+        /* spec: on failure, unlock all instances, including those that did
+         * not answer (their SET may still land). With a caller-chosen token,
+         * not those that answered nil: our SET did not land there, and the
+         * key they hold may be our own earlier lock() with that token, which
+         * a failed attempt must not delete (every node's answer is then
+         * awaited: see decide_ok_set). A random token cannot be there. */
+        int any = 0;
+        rel.skip = 0;
+        for (int i = 0; i < n; i++) {
+            int refused = res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL;
+            any |= res[i].sent && !refused;
+            if (refused && o->token) rel.skip |= (uint64_t)1 << i;
+        }
         if (t.ok >= q && !same_server(res, n)) {
             /* fencing: two more quorum phases (a failure releases below, like any
              * failed attempt); validity still counts from t0, before the SET */
@@ -261,13 +281,8 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             if (fr == RL_ACQUIRED && o->fence_key) t1 = c->clock->now_us(c->clock->ctx);
             if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
         }
-        /* spec: on failure, unlock all instances, including those that did
-         * not answer (their SET may still land) */
         outcome = t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
-        int any = 0;
-        for (int i = 0; i < n; i++)
-            any |= res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
         if (any) {
             rl_result rr[RL_MAX_NODES];
             if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) return RL_ERROR;

@@ -1067,6 +1067,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     }
     f.ignore_backoff = usable < rl_quorum(n);
     for (int i = 0; i < n; i++) {
+        if (cmd->nowait && (cmd->skip >> i & 1)) continue;
         if (node_send(&f, i, now, 1) != 0 && decide && decide(ud, res, n)) decided = 1;
     }
     if (cmd->nowait) decided = 1;
@@ -1120,7 +1121,8 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     }
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
-        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0) q_forget_mine(net->conns[i], cmd);
+        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))
+            q_forget_mine(net->conns[i], cmd);
     if (cmd->nowait) return 0;
     /* Decided, but a node's command still sits behind its connect or its
      * AUTH/SELECT gate: serve that node (writes and the handshake's replies

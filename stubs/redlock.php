@@ -10,8 +10,9 @@
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost. Constructor-only (a \ValueError per call): connect_timeout,
- * timeout, persistent, prefix. Every option has an INI default
+ * throw_on_lost, token. Constructor-only (a \ValueError per call): connect_timeout,
+ * timeout, persistent, prefix. Per call only (a \ValueError in the
+ * constructor): token. Every option but token has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
  */
 
@@ -96,8 +97,11 @@ final class RedLock
      *     drift_factor?: float,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
-     * } $options Per-call overrides of the constructor options.
+     *     throw_on_lost?: bool,
+     *     token?: non-empty-string
+     * } $options Per-call overrides of the constructor options. token (per
+     *     call only, 16 to 128 bytes, no NUL): use it instead of a random
+     *     token; the caller makes it unique and unguessable (see restore()).
      *
      * @return RedLock\Lock|null
      *
@@ -106,7 +110,8 @@ final class RedLock
      *     lists each failed node and why.
      * @throws \ValueError bad $resource or $ttl, unknown option, a
      *     constructor-only option (connect_timeout, timeout, persistent,
-     *     prefix), value out of range.
+     *     prefix), value out of range, a token of the wrong length or with
+     *     NUL bytes.
      * @throws \TypeError an option value of the wrong type.
      */
     public function lock(string $resource, int $ttl, array $options = []): ?RedLock\Lock {}
@@ -130,8 +135,11 @@ final class RedLock
      *     drift_factor?: float,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
-     * } $options Per-call overrides of the constructor options.
+     *     throw_on_lost?: bool,
+     *     token?: non-empty-string
+     * } $options Per-call overrides of the constructor options. token (per
+     *     call only, 16 to 128 bytes, no NUL): use it instead of a random
+     *     token; the caller makes it unique and unguessable (see restore()).
      *
      * @return T
      *
@@ -139,7 +147,8 @@ final class RedLock
      * @throws RedLock\QuorumException where lock() would throw it.
      * @throws RedLock\LockLostException with 'throw_on_lost', when the release
      *     after $fn found the lock gone (not when $fn itself threw).
-     * @throws \ValueError bad $resource, $ttl or option (as for lock()).
+     * @throws \ValueError bad $resource, $ttl or option (as for lock()), a
+     *     token of the wrong length or with NUL bytes.
      * @throws \TypeError an option value of the wrong type.
      * @throws \Throwable whatever $fn throws, after the lock was released.
      */
@@ -154,6 +163,34 @@ final class RedLock
      * @throws \ValueError bad $resource.
      */
     public function isLocked(string $resource): bool {}
+
+    /**
+     * A Lock for a token acquired elsewhere (another process, a queued job),
+     * e.g. with lock()'s 'token' option. No node is asked.
+     *
+     * release(), extend() and isHeld() work on it as usual (token-checked).
+     * Its validity is unknown: remaining() is 0 and isValid() false until an
+     * extend() succeeds; $ttl is 0 until then; $fence is null. It is never
+     * released at request end ('auto_release' applies only to locks this
+     * process acquired).
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     * @param non-empty-string $token 16 to 128 bytes, no NUL.
+     *
+     * @throws \ValueError bad $resource or $token.
+     */
+    public function restore(string $resource, string $token): RedLock\Lock {}
+
+    /**
+     * Delete $resource's key on every node, whoever holds it (admin tools,
+     * Laravel's forceRelease()). True when a quorum of nodes answered; false
+     * when fewer did (the nodes that answered deleted it).
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     *
+     * @throws \ValueError bad $resource.
+     */
+    public function forceRelease(string $resource): bool {}
 
     /**
      * The number of nodes that must agree: floor(N/2)+1. Never throws.
@@ -207,7 +244,8 @@ final class RedLock
 namespace RedLock {
 
 /**
- * A lock held (or once held) through RedLock::lock()/synchronized().
+ * A lock held (or once held) through RedLock::lock()/synchronized(), or one
+ * acquired elsewhere and restored with RedLock::restore().
  *
  * It belongs to the process that acquired it: a forked child cannot release
  * it through the inherited object (release() returns false there).
@@ -218,10 +256,16 @@ final class Lock
     /** The resource as given to lock(), without the prefix. */
     public readonly string $resource;
 
-    /** @var non-empty-string 40 lowercase hex characters from a CSPRNG. */
+    /**
+     * @var non-empty-string 40 lowercase hex characters from a CSPRNG, or
+     *     the 'token' option / restore()'s token (16 to 128 bytes).
+     */
     public readonly string $token;
 
-    /** @var int<1, 2147483647> ms, as last requested (lock() or extend()). */
+    /**
+     * @var int<0, 2147483647> ms, as last requested (lock() or extend());
+     *     0 for a restored lock until an extend() succeeds.
+     */
     public readonly int $ttl;
 
     /**
@@ -269,6 +313,15 @@ final class Lock
 
     /** True once release() was called, whatever it returned. Never throws. */
     public function isReleased(): bool {}
+
+    /**
+     * Asks the nodes (GET compared with our token): true when a quorum of
+     * them hold OUR token right now. False in a forked child (the lock
+     * belongs to the process that acquired it).
+     *
+     * @throws QuorumException fewer than a quorum of nodes answered.
+     */
+    public function isHeld(): bool {}
 }
 
 /** Base of every exception the extension throws (besides \ValueError/\TypeError). */

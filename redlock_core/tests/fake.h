@@ -221,6 +221,7 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
     for (int i = 0; i < n; i++) {
         /* written to every node at once, except those that cannot be reached */
         res[i].sent = !(outs[i].kind == FO_FAIL && (outs[i].err == RL_E_REFUSED || outs[i].err == RL_E_DOWN));
+        if (cmd->nowait && (cmd->skip >> i & 1)) res[i].sent = 0; /* not sent to this node */
         if (res[i].sent && callno < FAKE_MAX_CALLS) f->node_log[i][strlen(f->node_log[i])] = rec->kind;
     }
     rec->t_start = f->clock.now;

@@ -297,6 +297,51 @@ static void test_acquire_caller_token_release_and_held(void)
     CHECK_STR(last()->argv[4], tok);
 }
 
+/* A failed attempt releases on the nodes where our SET may have landed (OK,
+ * timed out), never on those that answered nil: with a caller's token the key
+ * there may be our own earlier lock (lock() twice with one token). */
+static void test_failed_attempt_spares_nil_nodes(void)
+{
+    rl_lock_info info;
+    rl_opts o = opts0;
+    const char tok[] = "same-owner-token-0001";
+    o.token = tok;
+    o.token_len = strlen(tok);
+    fake_init(&F, 5);
+    /* nodes 0, 1 set; 2, 3 refuse (they hold our earlier lock); 4 times out */
+    F.set[2].kind = FO_NIL;
+    F.set[3].kind = FO_NIL;
+    F.set[4].kind = FO_FAIL;
+    F.set[4].err = RL_E_TIMEOUT;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_CONFLICT);
+    REQUIRE(F.ncalls == 2);
+    CHECK_EQ(F.calls[1].kind, 'R');
+    CHECK(F.calls[1].nowait);
+    CHECK_STR(F.node_log[0], "SR");
+    CHECK_STR(F.node_log[1], "SR");
+    CHECK_STR(F.node_log[2], "S");
+    CHECK_STR(F.node_log[3], "S");
+    CHECK_STR(F.node_log[4], "SR");
+    /* with a caller's token a failure waits for every answer (a pending node
+     * would get the release): all refused, nothing released at all */
+    fake_init(&F, 3);
+    fake_set_all(F.set, 3, FO_NIL, 0, 0);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_CONFLICT);
+    CHECK_EQ(delivered(&F.calls[0]), 3);
+    CHECK_EQ(F.ncalls, 1);
+    /* ... success is still decided at quorum */
+    fake_init(&F, 5);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(delivered(&F.calls[0]), 3);
+    /* a random token decides a failure at quorum, and releases on every node
+     * as the spec says (no earlier lock can hold a fresh random token) */
+    fake_init(&F, 3);
+    fake_set_all(F.set, 3, FO_NIL, 0, 0);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, NULL), RL_CONFLICT);
+    CHECK_EQ(delivered(&F.calls[0]), 2);
+    for (int i = 0; i < 3; i++) CHECK_STR(F.node_log[i], "SR");
+}
+
 typedef struct {
     const char *name;
     void (*fn)(void);
@@ -317,6 +362,7 @@ static const test_case tests[] = {
     {"force_release_bad_args", test_force_release_bad_args},
     {"acquire_caller_token", test_acquire_caller_token},
     {"acquire_caller_token_release_and_held", test_acquire_caller_token_release_and_held},
+    {"failed_attempt_spares_nil_nodes", test_failed_attempt_spares_nil_nodes},
 };
 
 int main(int argc, char **argv)
