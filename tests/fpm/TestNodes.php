@@ -17,6 +17,7 @@ final class TestNodes
     public static array $nodes = [];
     private static ?string $nodesDir = null;
     private static bool $ownedByUs = false;
+    private static int $ownerPid = 0;             // a forked child never stops them
     private static string $mode = 'env';          // env | nodes.sh
 
     public static function nodesSh(): string
@@ -35,6 +36,7 @@ final class TestNodes
             return;
         }
         self::$ownedByUs = true;
+        self::$ownerPid = getmypid();
         self::$nodesDir = sys_get_temp_dir() . '/redlock-fpm-nodes-' . getmypid();
         @mkdir(self::$nodesDir, 0700, true);
         self::$mode = 'nodes.sh';
@@ -59,7 +61,7 @@ final class TestNodes
 
     public static function shutdown(): void
     {
-        if (!self::$ownedByUs) {
+        if (!self::$ownedByUs || getmypid() !== self::$ownerPid) {
             return;
         }
         self::$ownedByUs = false;
