@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh -- THE test command (README, .ci/run): installs what is missing, builds, starts
 # real Redis nodes on free loopback ports, runs every suite, ends with one summary line.
-#   --quick   skip the slow suites (valgrind, ASan, fuzzing, FPM, packaging, bench)
+#   --quick   skip the slow suites (valgrind, ASan, fuzzing, FPM, framework adapters, packaging, bench)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -178,6 +178,14 @@ if [ $quick -eq 0 ]; then
     t=${t:-0}; ff=${ff:-0}; fs=${fs:-0}
     [ "$rc" -ne 0 ] && [ "$ff" -eq 0 ] && ff=1
     count fpm "$((t - ff - fs < 0 ? 0 : t - ff - fs))" "$ff" "$fs"
+  fi
+
+  if [ -f tests/integrations/run.sh ]; then
+    section "framework adapters (PHPUnit): Symfony Lock store on symfony/lock 6.4 and 7.x, Laravel lock driver on laravel/framework 12.x (Composer installs from Packagist, outside the repo)"
+    REDLOCK_SO="$so" bash tests/integrations/run.sh >"$log_dir/integrations.log" 2>&1; rc=$?
+    grep -vE '^\s*$' "$log_dir/integrations.log" | tail -n 30 | sed "s/^/    | /"
+    # run.sh counts each PHPUnit summary as the fpm section does, and ends with one line
+    summary_count integrations "$log_dir/integrations.log" "$rc"
   fi
 
   if [ -f scripts/checkrel.sh ]; then
