@@ -102,6 +102,7 @@ final class LockTest extends TestCase
         $file = tempnam(sys_get_temp_dir(), 'rllv');
         file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/integrations/support.php', true)
             . ";\nIntegrationSupport::init();\nrequire " . var_export(__DIR__ . '/MinimalApp.php', true) . ";\n" . $code);
+        register_shutdown_function(static fn () => @unlink($file));
         $proc = proc_open([PHP_BINARY, '-d', 'extension=' . getenv('REDLOCK_SO'), '-f', $file], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         stream_set_timeout($pipes[1], 10);
         $this->assertSame("held\n", fgets($pipes[1]));
@@ -113,7 +114,6 @@ final class LockTest extends TestCase
         fclose($pipes[1]);
         fclose($pipes[2]);
         proc_close($proc);
-        unlink($file);
     }
 
     public function testExceptionIfBlockCanNotAcquireLock(): void

@@ -135,6 +135,7 @@ final class RedLockStoreTest extends TestCase
         $file = tempnam(sys_get_temp_dir(), 'rlsf');
         file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/integrations/support.php', true)
             . ";\nIntegrationSupport::init();\nrequire " . var_export(__DIR__ . '/StoreFactory.php', true) . ";\n" . $hold);
+        register_shutdown_function(static fn () => @unlink($file));
         $cmd = [PHP_BINARY, '-d', 'extension=' . getenv('REDLOCK_SO'), '-f', $file];
         $proc = proc_open($cmd, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         $this->assertIsResource($proc);
@@ -153,7 +154,6 @@ final class RedLockStoreTest extends TestCase
         fclose($pipes[1]);
         fclose($pipes[2]);
         proc_close($proc);
-        unlink($file);
     }
 
     public function testPutOffExpiration(): void
