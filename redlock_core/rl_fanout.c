@@ -260,7 +260,10 @@ static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
         }
         if (n <= 0) {
             char why[RL_REASON_LEN];
-            snprintf(why, sizeof(why), "%s", n == 0 ? "connection closed by server" : strerror(errno));
+            if (n < 0 && c->io_err[0])
+                snprintf(why, sizeof(why), "%s", c->io_err);
+            else
+                snprintf(why, sizeof(why), "%s", n == 0 ? "connection closed by server" : strerror(errno));
             node_broken(f, i, RL_E_IO, why, now);
             return f->res[i].state != RL_PENDING;
         }
