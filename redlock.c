@@ -140,7 +140,15 @@ PHP_MINFO_FUNCTION(redlock)
     php_info_print_table_row(2, "Version", PHP_REDLOCK_VERSION);
     snprintf(buf, sizeof(buf), "%d.%d.%d", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
     php_info_print_table_row(2, "hiredis version", buf);
-    php_info_print_table_row(2, "TLS support", "no");
+    /* "yes (OpenSSL 3.0.x ...)" when the core was built with OpenSSL (configure found it) */
+    if (rl_tls_available()) {
+        const char *v = rl_tls_version();
+        char tls[160];
+        snprintf(tls, sizeof(tls), "yes (%s)", v ? v : "OpenSSL");
+        php_info_print_table_row(2, "TLS", tls);
+    } else {
+        php_info_print_table_row(2, "TLS", "no");
+    }
     snprintf(buf, sizeof(buf), "%u", zend_hash_num_elements(&REDLOCK_G(pool)));
     php_info_print_table_row(2, "Pooled connections", buf);
     snprintf(buf, sizeof(buf), "%u", open);
