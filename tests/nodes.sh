@@ -27,7 +27,7 @@
 # 127.0.0.1 signed by it (server.crt/.key), an unrelated CA (other-ca.crt), an
 # expired server certificate (expired.crt/.key), a client certificate
 # (client.crt/.key, and client-enc.key: the same key encrypted with the
-# passphrase in $TLS_PASSPHRASE). start-tls N starts, TLS port only
+# passphrase in $TLS_PASSPHRASE), capath/ (the CA, hashed for OpenSSL's capath). start-tls N starts, TLS port only
 # (--port 0), on free ports, KIND
 #   tls      N lock nodes tls1..tlsN, --tls-auth-clients no
 #   mtls     one node tlsm, --tls-auth-clients yes (client certificates of the CA)
@@ -228,8 +228,13 @@ EOF_CNF
         sign expired localhost server -startdate 20200101000000Z -enddate 20200102000000Z
         sign client "redlock test client" client
         openssl pkey -in client.key -aes256 -passout "pass:$TLS_PASSPHRASE" -out client-enc.key 2>/dev/null
+        # a capath directory: the CA under its subject hash (openssl rehash)
+        mkdir -p capath
+        cp ca.crt capath/
+        openssl rehash capath 2>/dev/null
         # readable by the tests' other users (php-fpm workers run as the same user here)
-        chmod 644 ./*.crt ./*.key
+        chmod 644 ./*.crt ./*.key capath/*
+        chmod 755 . capath
         touch .complete
     ) || die "could not make the test certificates in $d"
     for t in server client; do
