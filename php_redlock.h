@@ -46,15 +46,16 @@ extern zend_module_entry redlock_module_entry;
  *   DIR     a readable directory (absolute), or null for none
  *   SECRET  a string, never shown anywhere; null or "" for none
  *   NAME    a host name or address, 1 ... 255 bytes, or null for the node's host
- *   BOOL */
+ *   NOT     a bool, true by default, kept negated in the core's no_* field
+ *           (a zeroed rl_tls_conf is the one that verifies) */
 #define REDLOCK_TLS_SETTINGS(X)                      \
     X(cafile,           FILE,   cafile)               \
     X(capath,           DIR,    capath)               \
     X(local_cert,       FILE,   local_cert)           \
     X(local_pk,         FILE,   local_pk)             \
     X(passphrase,       SECRET, passphrase)           \
-    X(verify_peer,      BOOL,   verify_peer)          \
-    X(verify_peer_name, BOOL,   verify_peer_name)     \
+    X(verify_peer,      NOT,    no_verify_peer)       \
+    X(verify_peer_name, NOT,    no_verify_peer_name)  \
     X(peer_name,        NAME,   peer_name)
 
 /* C type of an option in the globals (the INI value) */

@@ -71,8 +71,8 @@ static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent)
         smart_str_appends(s, "|passphrase=");
         if (t->passphrase) append_secret_hash(s, t->passphrase);
         append_setting(s, "peer_name", t->peer_name);
-        smart_str_appends(s, t->verify_peer ? "|verify_peer" : "|no_verify_peer");
-        smart_str_appends(s, t->verify_peer_name ? "|verify_peer_name" : "|no_verify_peer_name");
+        smart_str_appends(s, t->no_verify_peer ? "|no_verify_peer" : "|verify_peer");
+        smart_str_appends(s, t->no_verify_peer_name ? "|no_verify_peer_name" : "|verify_peer_name");
     } else {
         smart_str_appends(s, "|plain");
     }
@@ -292,7 +292,7 @@ static zend_result node_tls(php_redlock_group *g, rl_node_conf *c, HashTable *no
         NODE_ERR("\"tls\" cannot be used with a unix socket");
         return FAILURE;
     }
-    c->tls_conf = (rl_tls_conf){.verify_peer = 1, .verify_peer_name = 1};
+    c->tls_conf = (rl_tls_conf){0}; /* verifies peer and name */
     if (php_redlock_tls_apply(&c->tls_conf, g->opts.tls) != SUCCESS) {
         zend_throw_error(NULL, "out of memory");
         return FAILURE;

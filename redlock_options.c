@@ -141,12 +141,12 @@ static zend_result opt_set(const php_redlock_opt_def *d, void *field, zval *v, u
 
 /* ---------- TLS settings: the "tls" option and a node's "tls" array ---------- */
 
-typedef enum { TLS_FILE, TLS_DIR, TLS_SECRET, TLS_NAME, TLS_BOOL } tls_type;
+typedef enum { TLS_FILE, TLS_DIR, TLS_SECRET, TLS_NAME, TLS_NOT } tls_type;
 
 static const struct tls_setting {
     const char *name;
     tls_type type;
-    size_t offset; /* in rl_tls_conf: char * for strings, int for BOOL */
+    size_t offset; /* in rl_tls_conf: char * for strings, int (negated) for NOT */
 } tls_settings[] = {
 #define X(n, t, field) {.name = #n, .type = TLS_##t, .offset = offsetof(rl_tls_conf, field)},
     REDLOCK_TLS_SETTINGS(X)
@@ -232,7 +232,7 @@ HashTable *php_redlock_tls_parse(HashTable *in, uint32_t argn, const char *what)
         const char *name = ts->name;
         zval val;
         ZVAL_DEREF(v);
-        if (ts->type == TLS_BOOL) {
+        if (ts->type == TLS_NOT) {
             if (Z_TYPE_P(v) != IS_TRUE && Z_TYPE_P(v) != IS_FALSE) {
                 zend_argument_value_error(argn, "%s setting \"%s\" must be of type bool, %s given", what, name,
                                           zend_zval_type_name(v));
@@ -308,8 +308,8 @@ zend_result php_redlock_tls_apply(rl_tls_conf *t, HashTable *settings)
         const struct tls_setting *ts = &tls_settings[i];
         zval *v = zend_hash_str_find(settings, ts->name, strlen(ts->name));
         if (!v) continue;
-        if (ts->type == TLS_BOOL) {
-            *(int *)((char *)t + ts->offset) = Z_TYPE_P(v) == IS_TRUE;
+        if (ts->type == TLS_NOT) {
+            *(int *)((char *)t + ts->offset) = Z_TYPE_P(v) != IS_TRUE; /* no_verify_*: 1 for false */
             continue;
         }
         char **f = (char **)((char *)t + ts->offset);

@@ -69,8 +69,9 @@ typedef struct rl_tls_conf {
     char *local_pk;     /* its key; NULL: in local_cert */
     char *passphrase;   /* of local_pk */
     char *peer_name;    /* NULL: the host; sent as SNI unless it is an IP address */
-    int verify_peer;      /* default 1 */
-    int verify_peer_name; /* default 1 */
+    /* verification is on unless switched off: a zeroed conf is the safe one */
+    int no_verify_peer;      /* 'verify_peer' => false */
+    int no_verify_peer_name; /* 'verify_peer_name' => false */
 } rl_tls_conf;
 
 typedef struct rl_node_conf {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* The token-checked scripts of the spec: delete, or extend, only while the key holds our token.
- * rl_net.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL. */
+ * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL. */
 const char rl_script_release[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) else return 0 end";
 const char rl_script_release_sha[] = "b70c2384248f88e6b75b9f89241a180f856ad852";
