@@ -38,19 +38,23 @@ echo "node array: ", $try([], [['host' => $h, 'port' => (int) $p,
 
 // no client certificate: the server refuses the handshake
 $m = $try([]);
-echo "no client cert: ", rl_contains($m, 'QuorumException', rl_tls_mtls(), 'TLS|SSL|handshake|certificate|closed|reset'), "\n";
+// (with TLS 1.3 the client finishes its side of the handshake first: the server's
+// refusal arrives as an alert on the first read, and the reason must still say so)
+echo "no client cert: ", rl_contains($m, 'QuorumException', rl_tls_mtls(), 'TLS', 'certificate'), "\n";
+$m = $try([]);
+echo "no client cert, again: ", rl_contains($m, 'QuorumException', rl_tls_mtls(), 'TLS', 'certificate'), "\n";
 // a wrong passphrase: the key cannot be used; the passphrase is not in the message
 $m = $try(['local_cert' => rl_tls_file('client.crt'), 'local_pk' => rl_tls_file('client-enc.key'), 'passphrase' => 'wrong-Pass-4711']);
-echo "wrong passphrase: ", rl_contains($m, 'QuorumException', rl_tls_mtls()), "\n";
+echo "wrong passphrase: ", rl_contains($m, 'QuorumException', rl_tls_mtls(), 'TLS', 'certificate|local_pk|key|passphrase'), "\n";
 echo "  passphrase not shown: ", str_contains($m, 'wrong-Pass-4711') ? "no: $m" : 'yes', "\n";
 // a key that does not belong to the certificate
 $m = $try(['local_cert' => rl_tls_file('client.crt'), 'local_pk' => rl_tls_file('server.key')]);
-echo "key of another certificate: ", rl_contains($m, 'QuorumException', rl_tls_mtls()), "\n";
+echo "key of another certificate: ", rl_contains($m, 'QuorumException', rl_tls_mtls(), 'TLS'), "\n";
 // a certificate file that is not PEM
 $junk = tempnam(sys_get_temp_dir(), 'rltlsjunk');
 file_put_contents($junk, "not a certificate\n");
 $m = $try(['local_cert' => $junk, 'local_pk' => rl_tls_file('client.key')]);
-echo "not PEM: ", rl_contains($m, 'QuorumException', rl_tls_mtls()), "\n";
+echo "not PEM: ", rl_contains($m, 'QuorumException', rl_tls_mtls(), 'TLS'), "\n";
 unlink($junk);
 echo "done\n";
 ?>
@@ -60,6 +64,7 @@ encrypted key: locked and released
 one PEM file: locked and released
 node array: locked and released
 no client cert: ok
+no client cert, again: ok
 wrong passphrase: ok
   passphrase not shown: yes
 key of another certificate: ok
