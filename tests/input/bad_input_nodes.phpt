@@ -62,7 +62,7 @@ foreach ([
     "redis://alice:Pw0rdSecret@127.0.0.1:abc",
     "redis://alice:Pw0rdSecret@127.0.0.1:7002/notadb",
     "redis://alice:Pw0rdSecret@:7002",
-    "rediss://alice:Pw0rdSecret@127.0.0.1:7002",
+    "rediss://alice:Pw0rdSecret@127.0.0.1:99999",
     "http://alice:Pw0rdSecret@127.0.0.1:7002",
 ] as $uri) {
     try {
