@@ -9,7 +9,7 @@ redlock
 require __DIR__ . '/tls.inc';
 rl_tls_require();
 $res = rl_name('tls_auth');
-$opt = rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => 1000, 'timeout' => 1000];
+$opt = rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(1000), 'timeout' => rl_tls_ms(1000)];
 $user = rl_tls_user();
 $pass = rl_tls_password();
 

@@ -11,8 +11,8 @@ require __DIR__ . '/../hostile/hostile.inc';
 rl_tls_require();
 // TLS handshakes cost more than a plain connect on a loaded machine: wider
 // timeouts than the plain hostile tests, and a bound to match
-$opt = rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => 500, 'timeout' => 200];
-const BOUND = 2500;
+$opt = rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(500), 'timeout' => rl_tls_ms(200)];
+define('BOUND', rl_tls_ms(2500));
 $cert = ['local_cert' => rl_tls_file('server.crt'), 'local_pk' => rl_tls_file('server.key')];
 $good = array_map(fn($n) => "rediss://$n", rl_tls_nodes());
 $res = rl_name('tls_hostile');

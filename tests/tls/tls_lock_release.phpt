@@ -39,7 +39,7 @@ foreach (rl_tls_nodes() as $i => $addr) {
         2 => ['host' => 'localhost', 'port' => (int) $p, 'tls' => ['cafile' => rl_tls_file('ca.crt'), 'verify_peer' => true]],
     };
 }
-$rl2 = new RedLock($nodes, rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => 1000, 'timeout' => 1000]);
+$rl2 = new RedLock($nodes, rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(1000), 'timeout' => rl_tls_ms(1000)]);
 echo json_encode(array_column($rl2->nodes(), 'tls')), "\n";
 $l = $rl2->lock($res, 10000);
 echo "array form: ", $l ? rl_tls_count_value($res, $l->token) : 'no lock', "\n";

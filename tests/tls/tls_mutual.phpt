@@ -10,7 +10,7 @@ require __DIR__ . '/tls.inc';
 rl_tls_require();
 $res = rl_name('tls_mutual');
 $node = 'rediss://' . rl_tls_mtls();
-$opt = ['retry_count' => 0, 'connect_timeout' => 1000, 'timeout' => 1000];
+$opt = ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(1000), 'timeout' => rl_tls_ms(1000)];
 $try = function (array $tls, ?array $nodes = null) use ($res, $node, $opt): string {
     $rl = new RedLock($nodes ?? [$node], ['tls' => $tls + ['cafile' => rl_tls_file('ca.crt')]] + $opt);
     try {

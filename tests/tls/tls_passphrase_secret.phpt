@@ -21,7 +21,7 @@ $show = function (mixed $v) use (&$seen): void {
 };
 $tls = fn(string $pp) => ['cafile' => rl_tls_file('ca.crt'), 'local_cert' => rl_tls_file('client.crt'),
     'local_pk' => rl_tls_file('client-enc.key'), 'passphrase' => $pp];
-$opt = ['retry_count' => 0, 'connect_timeout' => 1000, 'timeout' => 1000];
+$opt = ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(1000), 'timeout' => rl_tls_ms(1000)];
 
 // the right passphrase, in the option: the lock works
 $rl = new RedLock(['rediss://' . rl_tls_mtls()], ['tls' => $tls($right)] + $opt);

@@ -10,8 +10,8 @@ require __DIR__ . '/tls.inc';
 rl_tls_require();
 $res = rl_name('tls_mismatch');
 // connect_timeout covers TCP connect + TLS handshake; timeout one round trip
-$opt = rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => 200, 'timeout' => 200];
-const BOUND_MS = 1500;   // 200 + 200 ms, plus a wide margin for a loaded machine
+$opt = rl_tls_opts() + ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(200), 'timeout' => rl_tls_ms(200)];
+define('BOUND_MS', rl_tls_ms(1500));   // 200 + 200 ms, plus a wide margin for a loaded machine
 
 $cases = [
     // a plain Redis answers the ClientHello with "-ERR ..." or closes: not TLS

@@ -9,7 +9,7 @@ redlock
 require __DIR__ . '/tls.inc';
 rl_tls_require();
 $res = rl_name('tls_pool');
-$opt = ['retry_count' => 0, 'connect_timeout' => 1000, 'timeout' => 1000];
+$opt = ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(1000), 'timeout' => rl_tls_ms(1000)];
 $n = rl_tls_nodes()[0];
 [$h, $p] = explode(':', $n);
 $pooled = function (): int {

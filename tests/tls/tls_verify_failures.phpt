@@ -10,7 +10,7 @@ require __DIR__ . '/tls.inc';
 rl_tls_require();
 $res = rl_name('tls_verify');
 $uris = array_map(fn($n) => "rediss://$n", rl_tls_nodes());
-$opt = ['retry_count' => 0, 'connect_timeout' => 1000, 'timeout' => 1000];
+$opt = ['retry_count' => 0, 'connect_timeout' => rl_tls_ms(1000), 'timeout' => rl_tls_ms(1000)];
 $lockAll = fn(RedLock $rl) => fn() => $rl->lock($res, 10000);
 
 // 1. the server certificate is signed by a CA we do not trust
