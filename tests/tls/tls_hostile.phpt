@@ -55,7 +55,11 @@ foreach (['garbage', 'huge', 'close', 'trickle'] as $mode) {
     hostile_stop($h);
 }
 $drss = hostile_rss_kb() - $rss0;
-echo "RSS growth < 20 MB: ", $drss < 20480 ? 'yes' : "no ($drss kB)", "\n";
+// under valgrind the RSS is valgrind's heap (freed blocks kept in its 20 MB
+// quarantine, redzones): only a gross growth says something there, and its
+// own leak check is the test of the extension's memory
+$maxKb = getenv('USE_ZEND_ALLOC') === '0' ? 204800 : 20480;
+echo "RSS growth bounded: ", $drss < $maxKb ? 'yes' : "no ($drss kB, bound $maxKb kB)", "\n";
 echo "keys left: ", rl_tls_count_keys($res), "\n";
 rl_tls_del($res);
 echo "done\n";
@@ -81,6 +85,6 @@ trickle: lock with 1 hostile of 4: yes, bounded: yes, on the 3 TLS nodes: 3, rel
 trickle: 2 hostile of 3 (#1): ok, bounded: yes
 trickle: failures counted with a reason: yes
 trickle: handshakes completed by the hostile server: yes
-RSS growth < 20 MB: yes
+RSS growth bounded: yes
 keys left: 0
 done
