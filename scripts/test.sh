@@ -102,6 +102,8 @@ section "Redis test nodes"
 if ! step test-nodes bash tests/nodes.sh start 5; then
   echo "$passed passed, $failed failed, $skipped skipped"; exit 1
 fi
+# TLS nodes and their certificates (tests/tls, FPM); a failure here fails tests/tls, not the rest
+step test-nodes-tls bash tests/nodes.sh start-tls 3
 set -a; . "$REDLOCK_NODES_DIR/env"; set +a
 
 section ".phpt suite"
@@ -119,6 +121,14 @@ if [ $quick -eq 0 ]; then
     # the tests' php preloads the sanitizer runtime (scripts/asan-php.sh says why)
     REDLOCK_ASAN_SHIM_DIR="$asan_dir" TEST_PHP_EXECUTABLE="$root/scripts/asan-php.sh" \
       run_phpt phpt-asan scripts/run-phpt.sh "$asan_dir/modules/redlock.so"
+  fi
+
+  section "build without TLS (--disable-redlock-tls): TLS nodes refused with a ValueError (tests/tls)"
+  notls_dir="$log_dir/notls-build"
+  mkdir -p "$notls_dir"
+  git ls-files -z | xargs -0 -I{} cp --parents {} "$notls_dir"/ 2>/dev/null
+  if REDLOCK_CONFIGURE_ARGS=--disable-redlock-tls step build-notls bash "$notls_dir/scripts/build.sh"; then
+    run_phpt phpt-notls scripts/run-phpt.sh "$notls_dir/modules/redlock.so" tests/tls/
   fi
 
   if [ -f tests/hiredis1/run.sh ]; then

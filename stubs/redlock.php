@@ -38,15 +38,20 @@ final class RedLock
      *     user?: string|null,
      *     password?: string|null,
      *     database?: int<0, 1000000>,
-     *     tls?: bool
+     *     tls?: bool|array{
+     *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
+     *         local_pk?: string|null, passphrase?: string|null, verify_peer?: bool,
+     *         verify_peer_name?: bool, peer_name?: string|null
+     *     }
      * }> $nodes One entry per independent Redis master (at most 64): a URI
      *     string ("redis://[user:password@]host[:port][/db]", "rediss://...",
      *     "unix:///path/to/redis.sock", "host:port") or an array with either
      *     "host" (port defaults to 6379) or an absolute "socket" path; "user"
      *     needs a "password"; per-node "timeout"/"connect_timeout" override
-     *     the options. TLS (rediss://, "tls" => true) is not available in this
-     *     version and raises \ValueError. The same server given twice, in any
-     *     form, is a \ValueError.
+     *     the options. rediss:// and "tls" => true|array connect with TLS;
+     *     a node's "tls" array overrides the "tls" option setting by setting
+     *     (a build without OpenSSL refuses TLS nodes with a \ValueError). The
+     *     same server given twice, in any form, is a \ValueError.
      * @param array{
      *     retry_count?: int<0, 10000>,
      *     retry_delay?: int<0, max>,
@@ -59,7 +64,12 @@ final class RedLock
      *     prefix?: string,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
+     *     throw_on_lost?: bool,
+     *     tls?: array{
+     *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
+     *         local_pk?: string|null, passphrase?: string|null, verify_peer?: bool,
+     *         verify_peer_name?: bool, peer_name?: string|null
+     *     }
      * } $options Defaults for every lock taken through this object.
      *     Defaults: retry_count 3, retry_delay 200 ms, retry_jitter 100 ms,
      *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
@@ -69,6 +79,10 @@ final class RedLock
      *     fencing => true: each lock also gets Lock::$fence, a positive int
      *     that grows with every fenced acquisition of any resource under
      *     this prefix and node list (two more round trips, in parallel).
+     *     tls: TLS settings (named as PHP's ssl context options) for every TLS
+     *     node; constructor only, no INI entry; does not turn TLS on by itself.
+     *     Unknown settings, wrong types and unreadable files are a \ValueError
+     *     naming the setting; the passphrase is never shown.
      *
      * @throws \ValueError empty node list, unparsable URI, port out of range,
      *     duplicate node, unknown option or node key, value out of range
