@@ -33,7 +33,9 @@ extern zend_module_entry redlock_module_entry;
     X(prefix,          STRING, CTOR, "",     0, REDLOCK_MAX_PREFIX)          \
     X(fencing,         BOOL,   CALL, "0",    0, 1)                           \
     X(auto_release,    BOOL,   CALL, "1",    0, 1)                           \
-    X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)
+    X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)                           \
+    X(auto_extend,     BOOL,   CALL, "0",    0, 1)                           \
+    X(max_hold,        LONG,   CALL, "0",    0, INT_MAX)
 
 /* C type of an option in the globals (the INI value) */
 #define REDLOCK_GLOBAL_TYPE_LONG zend_long
@@ -51,6 +53,9 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     zend_long acquired, conflicts, quorum_failures, released, extended;
     /* per request: locks to release at request end; id -> php_redlock_held* */
     HashTable held;
+    /* per request: the watchdog's handles of the auto_extend locks acquired
+     * in it (rl_watch*), stopped at request end */
+    HashTable watched;
     bool held_active;
     uint64_t next_held_id;
     uint64_t request_id;

@@ -10,7 +10,7 @@
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost. Constructor-only (a \ValueError per call): connect_timeout,
+ * throw_on_lost, auto_extend, max_hold. Constructor-only (a \ValueError per call): connect_timeout,
  * timeout, persistent, prefix. Every option has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
  */
@@ -58,16 +58,23 @@ final class RedLock
      *     prefix?: string,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
+     *     throw_on_lost?: bool,
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>
      * } $options Defaults for every lock taken through this object.
      *     Defaults: retry_count 3, retry_delay 200 ms, retry_jitter 100 ms,
      *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
      *     timeout 50 ms, persistent true, prefix "", fencing false,
-     *     auto_release true, throw_on_lost false; each default comes from
-     *     the INI entry redlock.<option>. prefix is at most 512 bytes.
+     *     auto_release true, throw_on_lost false, auto_extend false,
+     *     max_hold 0 ms (no limit); each default comes from the INI entry
+     *     redlock.<option>. prefix is at most 512 bytes.
      *     fencing => true: each lock also gets Lock::$fence, a positive int
      *     that grows with every fenced acquisition of any resource under
      *     this prefix and node list (two more round trips, in parallel).
+     *     auto_extend => true: a background watchdog thread (its own
+     *     connections) extends the lock by its ttl every third of the ttl
+     *     until release(), the end of the request, max_hold ms (> 0) or the
+     *     first failed extension (then the lock is lost: isValid() false).
      *
      * @throws \ValueError empty node list, unparsable URI, port out of range,
      *     duplicate node, unknown option or node key, value out of range
@@ -96,7 +103,9 @@ final class RedLock
      *     drift_factor?: float,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
+     *     throw_on_lost?: bool,
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>
      * } $options Per-call overrides of the constructor options.
      *
      * @return RedLock\Lock|null
@@ -130,7 +139,9 @@ final class RedLock
      *     drift_factor?: float,
      *     fencing?: bool,
      *     auto_release?: bool,
-     *     throw_on_lost?: bool
+     *     throw_on_lost?: bool,
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>
      * } $options Per-call overrides of the constructor options.
      *
      * @return T
@@ -246,7 +257,9 @@ final class Lock
     public function release(): bool {}
 
     /**
-     * Token-checked PEXPIRE on a quorum; resets validity and $ttl.
+     * Token-checked PEXPIRE on a quorum; resets validity and $ttl. On an
+     * auto_extend lock the watchdog then extends by the new $ttl; once the
+     * watchdog lost the lock, this returns false without asking the nodes.
      *
      * @param int<1, 2147483647> $ttl Milliseconds from now.
      *
@@ -260,8 +273,9 @@ final class Lock
     public function isValid(): bool {}
 
     /**
-     * Milliseconds of validity left (0 once expired), on a monotonic clock.
-     * Never throws.
+     * Milliseconds of validity left (0 once expired), on a monotonic clock;
+     * with auto_extend, as of the watchdog's last successful extension (0
+     * once an extension failed). Never throws.
      *
      * @return int<0, max>
      */
