@@ -56,7 +56,10 @@ static struct {
     pthread_cond_t wake; /* the thread: new work, a stop, shutdown */
     pthread_cond_t idle; /* callers: an extension in flight finished */
     int running;         /* the thread exists */
+    int ready;           /* it has reached its loop (past the thread start-up of libc and sanitizers) */
     int stopping;
+    int extending;       /* the thread is in rl_extend (without the mutex) */
+    int forking;         /* fork() is under way: no new extension */
     pthread_t thread;
     rl_watch **heap; /* min-heap on wake time */
     int heap_n, heap_cap;
@@ -75,8 +78,23 @@ static uint64_t now_us(void) { return rl_clock_monotonic.now_us(rl_clock_monoton
 static void wd_free_set(nodeset *s);
 static void deactivate(rl_watch *w, int state);
 
-static void on_fork_prepare(void) { pthread_mutex_lock(&wd.mu); }
-static void on_fork_parent(void) { pthread_mutex_unlock(&wd.mu); }
+/* fork() waits for an extension in flight and starts no other until it
+ * returns: the child then inherits no half-done round trip, and no lock the
+ * thread took inside it (an allocator's, a resolver's, that a sanitizer's
+ * allocator does not reset in the child); the thread holds wd.mu only for
+ * bookkeeping, so with wd.mu held here it is blocked or waiting. */
+static void on_fork_prepare(void)
+{
+    pthread_mutex_lock(&wd.mu);
+    wd.forking = 1;
+    while (wd.extending) pthread_cond_wait(&wd.idle, &wd.mu);
+}
+static void on_fork_parent(void)
+{
+    wd.forking = 0;
+    pthread_cond_signal(&wd.wake);
+    pthread_mutex_unlock(&wd.mu);
+}
 
 static void init_conds(void)
 {
@@ -108,7 +126,10 @@ static void on_fork_child(void)
     while (wd.sets) wd_free_set(wd.sets);
     wd.heap_n = 0;
     wd.running = 0;
+    wd.ready = 0;
     wd.stopping = 0;
+    wd.extending = 0;
+    wd.forking = 0;
     init_conds(); /* their waiters were other threads: gone */
     pthread_mutex_unlock(&wd.mu);
 }
@@ -334,6 +355,7 @@ static void extend_one(rl_watch *w, uint64_t now)
     }
     heap_remove(w);
     w->busy = 1;
+    wd.extending = 1;
     nodeset *s = w->ns;
     s->refs++;
     int ttl = w->ttl_ms;
@@ -346,6 +368,7 @@ static void extend_one(rl_watch *w, uint64_t now)
 
     pthread_mutex_lock(&wd.mu);
     w->busy = 0;
+    wd.extending = 0;
     if (w->state == RL_WATCH_ACTIVE) {
         if (r == RL_EXTENDED) {
             w->info = info;
@@ -377,8 +400,10 @@ static void *wd_main(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&wd.mu);
+    wd.ready = 1;
+    pthread_cond_broadcast(&wd.idle);
     while (!wd.stopping) {
-        if (wd.heap_n == 0) {
+        if (wd.heap_n == 0 || wd.forking) {
             pthread_cond_wait(&wd.wake, &wd.mu);
             continue;
         }
@@ -407,6 +432,9 @@ static int start_thread(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) return -1;
     wd.running = 1;
+    /* a fork() must not copy a thread that is still starting up (it may hold
+     * allocator locks then): wait until it runs its loop */
+    while (!wd.ready) pthread_cond_wait(&wd.idle, &wd.mu);
     return 0;
 }
 
@@ -575,6 +603,7 @@ void rl_watchdog_shutdown(void)
         pthread_join(th, NULL); /* it finishes the extension in flight, then returns */
         pthread_mutex_lock(&wd.mu);
         wd.running = 0;
+        wd.ready = 0;
         wd.stopping = 0;
     }
     while (wd.active) deactivate(wd.active, RL_WATCH_STOPPED);
