@@ -11,6 +11,11 @@ PHP_ARG_WITH([hiredis],
   [AS_HELP_STRING([[--with-hiredis[=DIR]]], [redlock: hiredis install prefix (default: found with pkg-config)])],
   [yes], [no])
 
+PHP_ARG_ENABLE([redlock-tls],
+  [whether to build redlock with TLS (rediss://, OpenSSL)],
+  [AS_HELP_STRING([--disable-redlock-tls], [redlock: build without TLS even when OpenSSL is found])],
+  [yes], [no])
+
 if test "$PHP_REDLOCK" != "no"; then
   HIREDIS_FOUND=no
   if test "$PHP_HIREDIS" != "yes" && test "$PHP_HIREDIS" != "no"; then
@@ -34,9 +39,22 @@ if test "$PHP_REDLOCK" != "no"; then
 
   PHP_ADD_LIBRARY([pthread], [1], [REDLOCK_SHARED_LIBADD])
 
+  dnl TLS by default when OpenSSL is found (pkg-config); the core tests RL_HAVE_TLS
+  REDLOCK_TLS_CFLAGS=""
+  if test "$PHP_REDLOCK_TLS" != "no"; then
+    PKG_CHECK_MODULES([REDLOCK_OPENSSL], [openssl >= 1.1.1], [
+      PHP_EVAL_INCLINE([$REDLOCK_OPENSSL_CFLAGS])
+      PHP_EVAL_LIBLINE([$REDLOCK_OPENSSL_LIBS], [REDLOCK_SHARED_LIBADD])
+      REDLOCK_TLS_CFLAGS="-DRL_HAVE_TLS"
+      AC_MSG_NOTICE([redlock: TLS with OpenSSL])
+    ], [
+      AC_MSG_WARN([redlock: OpenSSL not found (install libssl-dev): building without TLS])
+    ])
+  fi
+
   PHP_NEW_EXTENSION([redlock],
-    [redlock.c redlock_options.c redlock_nodes.c redlock_class.c redlock_lock.c redlock_core/rl_sys.c redlock_core/rl_resp.c redlock_core/rl_stats.c redlock_core/rl_uri.c redlock_core/rl_net.c redlock_core/rl_lock.c redlock_core/rl_fence.c redlock_core/rl_watchdog.c],
-    [$ext_shared], [], [-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -DZEND_ENABLE_STATIC_TSRMLS_CACHE=1])
+    [redlock.c redlock_options.c redlock_nodes.c redlock_class.c redlock_lock.c redlock_core/rl_sys.c redlock_core/rl_resp.c redlock_core/rl_stats.c redlock_core/rl_uri.c redlock_core/rl_conn.c redlock_core/rl_fanout.c redlock_core/rl_io.c redlock_core/rl_tls.c redlock_core/rl_lock.c redlock_core/rl_fence.c redlock_core/rl_watchdog.c],
+    [$ext_shared], [], [-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -DZEND_ENABLE_STATIC_TSRMLS_CACHE=1 $REDLOCK_TLS_CFLAGS])
   PHP_ADD_BUILD_DIR([$ext_builddir/redlock_core])
   PHP_SUBST([REDLOCK_SHARED_LIBADD])
 fi

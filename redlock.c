@@ -28,10 +28,16 @@ zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_INI_DISPLAY_DOUBLE NULL
 #define REDLOCK_INI_DISPLAY_BOOL zend_ini_boolean_displayer_cb
 #define REDLOCK_INI_DISPLAY_STRING NULL
-#define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi)                                                                \
+#define REDLOCK_INI_ENTRY_OF(n, t, ini)                                                                         \
     ZEND_INI_ENTRY3_EX("redlock." #n, ini, PHP_INI_ALL, php_redlock_ini_update_##t,                            \
                        (void *)XtOffsetOf(zend_redlock_globals, n), REDLOCK_INI_GLOBALS,                       \
                        (void *)&php_redlock_opt_defs[REDLOCK_OPT_##n], REDLOCK_INI_DISPLAY_##t)
+#define REDLOCK_INI_ENTRY_LONG REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_DOUBLE REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_BOOL REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_STRING REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_TLS(n, t, ini) /* the tls option has no INI entry */
+#define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi) REDLOCK_IF_INI_##w(REDLOCK_INI_ENTRY_##t(n, t, ini))
 
 PHP_INI_BEGIN()
     REDLOCK_OPTIONS(REDLOCK_INI_ENTRY)
@@ -143,7 +149,15 @@ PHP_MINFO_FUNCTION(redlock)
     php_info_print_table_row(2, "Version", PHP_REDLOCK_VERSION);
     snprintf(buf, sizeof(buf), "%d.%d.%d", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
     php_info_print_table_row(2, "hiredis version", buf);
-    php_info_print_table_row(2, "TLS support", "no");
+    /* "yes (OpenSSL 3.0.x ...)" when the core was built with OpenSSL (configure found it) */
+    if (rl_tls_available()) {
+        const char *v = rl_tls_version();
+        char tls[160];
+        snprintf(tls, sizeof(tls), "yes (%s)", v ? v : "OpenSSL");
+        php_info_print_table_row(2, "TLS", tls);
+    } else {
+        php_info_print_table_row(2, "TLS", "no");
+    }
     snprintf(buf, sizeof(buf), "%u", zend_hash_num_elements(&REDLOCK_G(pool)));
     php_info_print_table_row(2, "Pooled connections", buf);
     snprintf(buf, sizeof(buf), "%u", open);

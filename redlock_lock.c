@@ -59,7 +59,7 @@ zend_result php_redlock_lock_class_init(zend_class_entry *ce)
 typedef struct php_redlock_held {
     php_redlock_group *g;
     zend_string *key;
-    char token[RL_TOKEN_LEN + 1];
+    char token[RL_TOKEN_MAX + 1]; /* random or the caller's ("token" option) */
     uint64_t fork_gen;
 } php_redlock_held;
 
@@ -82,7 +82,7 @@ static void held_add(php_redlock_lock_obj *l)
     php_redlock_held *h = emalloc(sizeof(*h));
     *h = (php_redlock_held){.g = l->g, .key = zend_string_copy(l->key), .fork_gen = l->fork_gen};
     l->g->refcount++;
-    memcpy(h->token, l->info.token, sizeof(h->token));
+    memcpy(h->token, l->info.token, l->info.token_len + 1);
     l->held_id = ++REDLOCK_G(next_held_id);
     zend_hash_index_add_new_ptr(&REDLOCK_G(held), l->held_id, h);
 }
@@ -186,7 +186,7 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
     l->fork_gen = rl_fork_generation();
     l->watch = watch;
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
-    ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, RL_TOKEN_LEN);
+    ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, info->token_len);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
     if (o->fencing)
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, FENCE), (zend_long)info->fence);
@@ -194,6 +194,29 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
         ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
 
     if (o->auto_release && REDLOCK_G(held_active)) held_add(l);
+    return l;
+}
+
+php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key,
+                                                zend_string *resource, zend_string *token)
+{
+    object_init_ex(out, php_redlock_lock_ce);
+    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
+    l->g = g;
+    g->refcount++;
+    l->key = key;
+    /* validity unknown until an extend() succeeds: valid_until_us 0 */
+    memcpy(l->info.token, ZSTR_VAL(token), ZSTR_LEN(token));
+    l->info.token[ZSTR_LEN(token)] = '\0';
+    l->info.token_len = ZSTR_LEN(token);
+    l->drift_factor = g->opts.drift_factor;
+    l->throw_on_lost = g->opts.throw_on_lost;
+    l->fork_gen = rl_fork_generation();
+    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
+    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, TOKEN), token);
+    ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), 0);
+    ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
+    /* not acquired by this process: never released at request end */
     return l;
 }
 
@@ -305,4 +328,24 @@ PHP_METHOD(RedLock_Lock, isReleased)
 {
     ZEND_PARSE_PARAMETERS_NONE();
     RETURN_BOOL(Z_REDLOCK_LOCK_P(ZEND_THIS)->released);
+}
+
+/* Asks the nodes (GET compared with our token), whatever this object knows:
+ * also after release() or once the validity ran out. */
+PHP_METHOD(RedLock_Lock, isHeld)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(ZEND_THIS);
+    rl_call call;
+    /* a forked child inherits the object, not the lock */
+    if (!lock_is_ours(l)) RETURN_FALSE;
+    php_redlock_group_prepare(l->g);
+    int r = rl_is_held(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, l->info.token_len, &call);
+    if (php_redlock_throw_same_server(l->g, &call, r, "isHeld")) RETURN_THROWS();
+    if (r == RL_NO_QUORUM || r == RL_ERROR) {
+        REDLOCK_G(quorum_failures)++;
+        php_redlock_throw_quorum(l->g, &call, "isHeld");
+        RETURN_THROWS();
+    }
+    RETURN_BOOL(r == RL_YES);
 }

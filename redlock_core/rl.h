@@ -69,8 +69,9 @@ typedef struct rl_tls_conf {
     char *local_pk;     /* its key; NULL: in local_cert */
     char *passphrase;   /* of local_pk */
     char *peer_name;    /* NULL: the host; sent as SNI unless it is an IP address */
-    int verify_peer;      /* default 1 */
-    int verify_peer_name; /* default 1 */
+    /* verification is on unless switched off: a zeroed conf is the safe one */
+    int no_verify_peer;      /* 'verify_peer' => false */
+    int no_verify_peer_name; /* 'verify_peer_name' => false */
 } rl_tls_conf;
 
 typedef struct rl_node_conf {
@@ -145,8 +146,8 @@ enum rl_state {
 typedef struct rl_reply {
     int type;
     long long integer;
-    size_t len;   /* full length of a string/status/error */
-    char str[64]; /* first bytes of it, NUL terminated */
+    size_t len;                 /* full length of a string/status/error */
+    char str[RL_TOKEN_MAX + 1]; /* first bytes of it, NUL terminated: a whole token (isHeld compares it) */
 } rl_reply;
 
 typedef struct rl_result {
@@ -175,6 +176,7 @@ typedef struct rl_cmd {
     int op;       /* enum rl_op */
     uint64_t tag; /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
     int nowait;   /* queue and write, do not wait for the replies (read and dropped later) */
+    uint64_t skip; /* with nowait: bit i set = not sent to node i (res[i] left RL_PENDING, sent 0) */
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome
@@ -219,7 +221,7 @@ enum rl_outcome {
     RL_RELEASED,     /* release: a quorum confirmed deletion of our token */
     RL_EXTENDED,     /* extend: a quorum confirmed the new TTL for our token */
     RL_LOST,         /* release/extend: answered, but our token is gone on too many */
-    RL_YES,          /* is_locked */
+    RL_YES,          /* is_locked, is_held */
     RL_NO,
     RL_ERROR,      /* out of memory or bad arguments */
     RL_SAME_SERVER /* two nodes of the call turned out to be one server: no lock granted */

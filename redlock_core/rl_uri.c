@@ -267,6 +267,18 @@ void rl_node_conf_free(rl_node_conf *conf)
         free(conf->password);
     }
     conf->host = conf->socket = conf->user = conf->password = NULL;
+    rl_tls_conf *t = &conf->tls_conf;
+    if (t->passphrase) {
+        volatile char *p = t->passphrase;
+        while (*p) *p++ = 0;
+        free(t->passphrase);
+    }
+    free(t->cafile);
+    free(t->capath);
+    free(t->local_cert);
+    free(t->local_pk);
+    free(t->peer_name);
+    t->cafile = t->capath = t->local_cert = t->local_pk = t->passphrase = t->peer_name = NULL;
 }
 
 size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen)

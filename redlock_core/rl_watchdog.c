@@ -206,8 +206,8 @@ static int tls_eq(const rl_tls_conf *a, const rl_tls_conf *b)
 {
     return str_eq(a->cafile, b->cafile) && str_eq(a->capath, b->capath) && str_eq(a->local_cert, b->local_cert) &&
            str_eq(a->local_pk, b->local_pk) && str_eq(a->passphrase, b->passphrase) &&
-           str_eq(a->peer_name, b->peer_name) && a->verify_peer == b->verify_peer &&
-           a->verify_peer_name == b->verify_peer_name;
+           str_eq(a->peer_name, b->peer_name) && a->no_verify_peer == b->no_verify_peer &&
+           a->no_verify_peer_name == b->no_verify_peer_name;
 }
 
 /* the same connection settings: one connection may serve both */

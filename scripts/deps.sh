@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
   php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit
   composer php-json-schema
-  libhiredis-dev pkg-config redis-server redis-tools
+  libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
   man-db procps
 )

@@ -21,6 +21,8 @@ const EXCLUDE = [
     'tests/torture/',         // multi-process torture run with a fault injector (dev only)
     'tests/packaging/',       // this packaging round trip itself
     'tests/hiredis1/',        // builds against hiredis 1.x from ../shared (dev and CI only)
+    'integrations/',          // the Symfony and Laravel adapters: Composer packages, installed with Composer
+    'tests/integrations/',    // their PHPUnit runs (Composer installs from Packagist)
     'redlock_core/tests/',    // C unit tests of the core (make -C redlock_core test)
     'redlock_core/fuzz/',
     'redlock_core/model/',    // model check of the fencing protocol (make -C redlock_core model)

@@ -21,9 +21,6 @@
 
 extern char **environ;
 
-/* TLS comes with the core's OpenSSL build: until this core has it, a TLS node is refused (never sent in clear). */
-#pragma weak rl_tls_available
-
 #define DEFAULT_TTL_MS 30000
 #define DEFAULT_KILL_GRACE_MS 5000
 #define NODE_TIMEOUT_MS 50 /* connect and round trip, per node: the extension's defaults */
@@ -183,8 +180,8 @@ static int parse_nodes(cli *c)
             conf->tls_conf.cafile = dup_or_null(c->tls_cafile);
             conf->tls_conf.local_cert = dup_or_null(c->tls_cert);
             conf->tls_conf.local_pk = dup_or_null(c->tls_key);
-            conf->tls_conf.verify_peer = !c->tls_no_verify;
-            conf->tls_conf.verify_peer_name = !c->tls_no_verify;
+            conf->tls_conf.no_verify_peer = c->tls_no_verify;
+            conf->tls_conf.no_verify_peer_name = c->tls_no_verify;
         }
         s += len;
         if (*s == ',') s++;
@@ -201,10 +198,12 @@ static int parse_nodes(cli *c)
                            first + 1, a, second + 1, b2);
     }
     for (int i = 0; i < c->n; i++) {
-        if (c->confs[i].tls && !(rl_tls_available && rl_tls_available())) {
+        if (c->confs[i].tls && !rl_tls_available()) {
+            /* never sent in clear instead */
             char name[128];
             rl_node_conf_name(&c->confs[i], name, sizeof(name));
-            msg("node %d (%s) uses TLS (rediss://), which this build of redlock does not support", i + 1, name);
+            msg("node %d (%s) uses TLS (rediss://), which this build of redlock does not support (built without OpenSSL)",
+                i + 1, name);
             return EX_UNAVAILABLE;
         }
     }

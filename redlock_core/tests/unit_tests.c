@@ -1982,10 +1982,10 @@ static void test_net_reply_sizes(void)
     memset(big, 'b', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
     big[1000] = '\0';
-    CHECK_EQ(echo_all(&t, big, res), 0); /* only the first 63 bytes are kept */
+    CHECK_EQ(echo_all(&t, big, res), 0); /* only the first sizeof(str) - 1 bytes are kept */
     CHECK_EQ(res[0].state, RL_ANSWERED);
     CHECK_EQ(res[0].reply.len, 1000);
-    CHECK_EQ(strlen(res[0].reply.str), 63);
+    CHECK_EQ(strlen(res[0].reply.str), sizeof(res[0].reply.str) - 1);
     big[1000] = 'b';
     CHECK_EQ(echo_all(&t, big, res), 0);
     CHECK_EQ(res[0].state, RL_FAILED);

@@ -43,6 +43,8 @@ if [ -z "${REDLOCK_TEST_NODES:-}" ]; then
     export REDLOCK_NODES_DIR=$tmp/nodes
     own_nodes=1
     bash tests/nodes.sh start 5 >"$tmp/nodes.log" 2>&1 || { cat "$tmp/nodes.log"; echo "0 passed, 1 failed"; exit 1; }
+    # TLS nodes too (after start: tests/nodes.sh start-tls); without the openssl CLI the TLS checks are skipped
+    bash tests/nodes.sh start-tls 3 >>"$tmp/nodes.log" 2>&1 || echo "TLS nodes not started: $(tail -n 2 "$tmp/nodes.log")"
     set -a; . "$REDLOCK_NODES_DIR/env"; set +a
 fi
 IFS=, read -r -a NODES <<<"$REDLOCK_TEST_NODES"
@@ -279,9 +281,35 @@ left=$(keys_on "$r")
 check redlock_sigkill_expires_by_ttl '[ "$before" -eq 5 ] && [ "$maxp" -gt 0 ] && [ "$maxp" -le 1000 ] && [ "$left" -eq 0 ]' "before=$before pttl after kill=$maxp left=$left"
 kill -KILL "$(cat "$tmp/cpid")" 2>/dev/null
 
-# ---- TLS settings: a rediss:// node is never used in clear ----
+# ---- TLS: a rediss:// node is never used in clear; the --tls-* settings ----
 "$BIN" --tls-cafile /nonexistent --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
 check tls_node_not_in_clear '[ $rc -eq 69 ] && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err")"
+if grep -q "does not support" "$tmp/err"; then
+    echo "SKIP tls_*: this redlock is built without TLS (refused above)"
+elif [ -z "${REDLOCK_TEST_TLS_NODES:-}" ] || [ ! -f "${REDLOCK_TEST_TLS_DIR:-}/ca.crt" ]; then
+    echo "SKIP tls_*: no TLS test nodes (tests/nodes.sh start-tls)"
+else
+    D=$REDLOCK_TEST_TLS_DIR
+    TN=$(sed 's#\([^,]*\)#rediss://\1#g' <<<"$REDLOCK_TEST_TLS_NODES")
+    r=$(res tls)
+    out=$("$BIN" -n "$TN" --tls-cafile "$D/ca.crt" "$r" -- sh -c 'echo RAN $REDLOCK_TOKEN' 2>"$tmp/err"); rc=$?
+    check tls_cafile '[ $rc -eq 0 ] && [[ "$out" =~ ^RAN\ [0-9a-f]{40}$ ]]' "rc=$rc $out $(cat "$tmp/err")"
+    "$BIN" -n "$TN" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_system_store_refuses_test_ca '[ $rc -eq 69 ] && grep -q "certificate verify failed" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "$TN" --tls-cafile "$D/other-ca.crt" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_wrong_ca_69 '[ $rc -eq 69 ] && grep -q "certificate verify failed" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "$TN" --tls-no-verify "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_no_verify '[ $rc -eq 0 ]' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "rediss://$REDLOCK_TEST_TLS_MTLS" --tls-cafile "$D/ca.crt" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_mutual_without_cert_69 '[ $rc -eq 69 ]' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "rediss://$REDLOCK_TEST_TLS_MTLS" --tls-cafile "$D/ca.crt" --tls-cert "$D/client.crt" --tls-key "$D/client.key" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_mutual_cert_key '[ $rc -eq 0 ]' "rc=$rc $(cat "$tmp/err")"
+    TU=$(sed "s#\\([^,]*\\)#rediss://$REDLOCK_TEST_TLS_USER@\\1#g" <<<"$REDLOCK_TEST_TLS_NODES")
+    REDLOCK_PASSWORD=$REDLOCK_TEST_TLS_PASSWORD "$BIN" -n "$TU" --tls-cafile "$D/ca.crt" -t 600 "$r" -- sleep 1.5 2>"$tmp/err"; rc=$?
+    check tls_password_and_watchdog_over_tls '[ $rc -eq 0 ]' "rc=$rc $(cat "$tmp/err")"
+    REDLOCK_PASSWORD=Wrong-Tls-Pw "$BIN" -n "$TU" --tls-cafile "$D/ca.crt" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_wrong_password_69_not_shown '[ $rc -eq 69 ] && ! grep -q "Wrong-Tls-Pw" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,60 @@
+/* fuzz_feed.c -- libFuzzer target: the reply parser fed with bytes, no socket.
+ *
+ * rlc_feed/rlc_next_reply are what the fan-out calls after every read (TCP
+ * or TLS alike): a pure function of the bytes a node sent. The input is cut
+ * into chunks (sizes from its first bytes) to exercise replies split across
+ * reads; the head of the expected-reply queue alternates between a command's
+ * reply and the INFO reply a connection reads its server's run_id from.
+ *
+ * Invariants: no crash/leak/UB; a parsed reply has a known type; its text is
+ * NUL-terminated within the slot and never longer than the reply says; the
+ * run_id, when taken, is 40 characters; the parser's buffer stays bounded by
+ * what was fed. */
+#include "rl_conn.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL_IF(c)               \
+    do {                         \
+        if (c) __builtin_trap(); \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2) return 0;
+    rl_node_conf conf;
+    memset(&conf, 0, sizeof(conf));
+    conf.socket = (char *)"/nonexistent";
+    rl_conn *c = rl_conn_new(&conf);
+    if (!c) return 0;
+    size_t chunk = 1 + data[0] % 64;
+    int ident = data[1] & 1;
+    data += 2;
+    size = size - 2;
+    for (int k = 0; k < 4; k++) rlc_q_push(c, (unsigned char)(ident && k == 0 ? EXP_IDENT : EXP_MINE), 0, 0, 0);
+    size_t off = 0, replies = 0;
+    while (off < size) {
+        size_t n = size - off < chunk ? size - off : chunk;
+        if (rlc_feed(c, (const char *)data + off, n) != 0) break;
+        off += n;
+        int r;
+        while ((r = rlc_next_reply(c)) == 1) {
+            const rl_reply *rp = &c->slot;
+            FAIL_IF(rp->type < RL_REPLY_STATUS || rp->type > RL_REPLY_ARRAY);
+            FAIL_IF(memchr(rp->str, '\0', sizeof(rp->str)) == NULL);
+            if (rp->type == RL_REPLY_STATUS || rp->type == RL_REPLY_STRING || rp->type == RL_REPLY_ERROR)
+                FAIL_IF(strlen(rp->str) > rp->len);
+            qent e;
+            if (c->qlen > 0) rlc_q_pop(c, &e);
+            replies++;
+        }
+        if (r < 0) break;
+        FAIL_IF(c->reader->len - c->reader->pos > off);
+    }
+    FAIL_IF(c->run_id[0] && strlen(c->run_id) != 40);
+    (void)replies;
+    rl_conn_free(c);
+    return 0;
+}

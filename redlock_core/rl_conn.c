@@ -1,0 +1,671 @@
+/* rl_conn.c -- a connection to one node: resolve, connect, AUTH/SELECT gate, back-off,
+ * the queue of expected replies, the output buffer, the reply parser. */
+#include "rl_conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* how many of the first n bytes of s are in set */
+static size_t strspn_n(const char *s, size_t n, const char *set)
+{
+    size_t i = 0;
+    while (i < n && s[i] && strchr(set, s[i])) i++;
+    return i;
+}
+
+/* ---- reply objects without allocation: hiredis calls these, we fill conn->slot ---- */
+static void rlc_take_run_id(rl_conn *c, const char *s, size_t len)
+{
+    /* INFO server: "...\r\nrun_id:<40 hex>\r\n..." */
+    const char *end = s + len, *p = s;
+    while (p < end && (p = memchr(p, 'r', (size_t)(end - p))) != NULL) {
+        if ((size_t)(end - p) >= 7 + 40 && memcmp(p, "run_id:", 7) == 0 && (p == s || p[-1] == '\n') &&
+            strspn_n(p + 7, 40, "0123456789abcdef") == 40) {
+            memcpy(c->run_id, p + 7, 40);
+            c->run_id[40] = '\0';
+            return;
+        }
+        p++;
+    }
+}
+
+static void *obj_string(const redisReadTask *t, char *s, size_t len)
+{
+    rl_conn *c = t->privdata;
+    if (t->parent) return c;
+    c->slot.type = t->type == REDIS_REPLY_STATUS ? RL_REPLY_STATUS
+                 : t->type == REDIS_REPLY_ERROR  ? RL_REPLY_ERROR
+                                                 : RL_REPLY_STRING;
+    c->slot.len = len;
+    size_t n = len < sizeof(c->slot.str) - 1 ? len : sizeof(c->slot.str) - 1;
+    memcpy(c->slot.str, s, n);
+    c->slot.str[n] = '\0';
+    if (c->qlen > 0 && c->q[c->qhead].kind == EXP_IDENT && t->type == REDIS_REPLY_STRING) rlc_take_run_id(c, s, len);
+    return c;
+}
+
+#if defined(HIREDIS_MAJOR) && HIREDIS_MAJOR >= 1
+static void *obj_array(const redisReadTask *t, size_t elements)
+#else
+static void *obj_array(const redisReadTask *t, int elements)
+#endif
+{
+    rl_conn *c = t->privdata;
+    if (!t->parent) {
+        c->slot.type = RL_REPLY_ARRAY;
+        c->slot.integer = (long long)elements;
+    }
+    return c;
+}
+
+static void *obj_integer(const redisReadTask *t, long long v)
+{
+    rl_conn *c = t->privdata;
+    if (!t->parent) {
+        c->slot.type = RL_REPLY_INTEGER;
+        c->slot.integer = v;
+    }
+    return c;
+}
+
+static void *obj_nil(const redisReadTask *t)
+{
+    rl_conn *c = t->privdata;
+    if (!t->parent) c->slot.type = RL_REPLY_NIL;
+    return c;
+}
+
+static void obj_free(void *o) { (void)o; }
+
+static redisReplyObjectFunctions reply_fns = {
+    .createString = obj_string,
+    .createArray = obj_array,
+    .createInteger = obj_integer,
+    .createNil = obj_nil,
+    .freeObject = obj_free,
+};
+
+/* ---- connection lifecycle ---- */
+static char *dup_str(const char *s) { return s ? strdup(s) : NULL; }
+
+rl_conn *rl_conn_new(const rl_node_conf *conf)
+{
+    rl_conn *c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    c->fd = -1;
+    c->conf = *conf;
+    c->conf.host = dup_str(conf->host);
+    c->conf.socket = dup_str(conf->socket);
+    c->conf.user = dup_str(conf->user);
+    c->conf.password = dup_str(conf->password);
+    const rl_tls_conf *t = &conf->tls_conf;
+    rl_tls_conf *u = &c->conf.tls_conf;
+    u->cafile = dup_str(t->cafile);
+    u->capath = dup_str(t->capath);
+    u->local_cert = dup_str(t->local_cert);
+    u->local_pk = dup_str(t->local_pk);
+    u->passphrase = dup_str(t->passphrase);
+    u->peer_name = dup_str(t->peer_name);
+    c->obuf = malloc(OBUF_INIT);
+    c->ocap = OBUF_INIT;
+    if ((conf->host && !c->conf.host) || (conf->socket && !c->conf.socket) ||
+        (conf->user && !c->conf.user) || (conf->password && !c->conf.password) || !c->obuf ||
+        (t->cafile && !u->cafile) || (t->capath && !u->capath) || (t->local_cert && !u->local_cert) ||
+        (t->local_pk && !u->local_pk) || (t->passphrase && !u->passphrase) || (t->peer_name && !u->peer_name)) {
+        rl_conn_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void rlc_reset_io(rl_conn *c)
+{
+    if (c->reader) {
+        redisReaderFree(c->reader);
+        c->reader = NULL;
+    }
+    c->fd = -1;
+    c->state = ST_CLOSED;
+    c->tls = NULL;
+    c->io_err[0] = '\0';
+    c->io_read_any = 0;
+    c->olen = c->opos = 0;
+    c->qhead = c->qlen = 0;
+    c->hs_pending = 0;
+    c->hs_end = 0;
+    c->owed_n = 0;
+    c->late_len = 0;
+    c->late_n = 0;
+    c->run_id[0] = '\0';
+    c->ident_pending = 0;
+}
+
+void rl_conn_close(rl_conn *c)
+{
+    /* Only close(2), never a QUIT: after fork() this drops the child's
+     * descriptor and leaves the parent's connection as it was. */
+    if (c->io && c->fd >= 0) c->io->close(c);
+    if (c->fd >= 0) close(c->fd);
+    rlc_reset_io(c);
+}
+
+void rl_conn_free(rl_conn *c)
+{
+    if (!c) return;
+    rl_conn_close(c);
+    if (c->io) c->io->free(c);
+    rl_node_conf_free(&c->conf); /* wipes the password and the TLS passphrase */
+    free(c->obuf);
+    free(c->owed);
+    free(c->late_buf);
+    free(c->late_sz);
+    free(c);
+}
+
+int rl_conn_is_open(const rl_conn *c) { return c->fd >= 0; }
+int rl_conn_late_scripts(const rl_conn *c) { return c->fd >= 0 ? c->late_n : 0; }
+const rl_node_conf *rl_conn_conf(const rl_conn *c) { return &c->conf; }
+const rl_node_stats *rl_conn_stats(const rl_conn *c) { return &c->st; }
+const char *rl_conn_run_id(const rl_conn *c) { return c->run_id; }
+int rl_conn_busy(const rl_conn *c) { return c->fd >= 0 && (c->qlen > 0 || c->olen > c->opos); }
+int rl_conn_unsent(const rl_conn *c) { return c->fd >= 0 && (rlc_connecting(c) || c->olen > c->opos); }
+
+void rl_conn_set_timeouts(rl_conn *c, int connect_timeout_ms, int timeout_ms)
+{
+    c->conf.connect_timeout_ms = connect_timeout_ms;
+    c->conf.timeout_ms = timeout_ms;
+}
+uint64_t rl_conn_down_until_us(const rl_conn *c) { return c->down_until_us; }
+int rl_conn_backoff_ms(const rl_conn *c) { return c->backoff_ms; }
+
+int rl_conn_check(rl_conn *c)
+{
+    if (c->fd < 0) return 0;
+    if (c->gen != rl_fork_generation()) {
+        rl_conn_close(c);
+        return 0;
+    }
+    if (c->state != ST_READY || c->qlen > 0 || c->olen > c->opos) return 1;
+    if (c->reader && c->reader->len > c->reader->pos) {
+        rl_conn_close(c); /* parsed bytes nobody asked for */
+        return 0;
+    }
+    if (c->io->peek(c) == 1) return 1;
+    /* EOF, an error, or bytes nobody asked for, with nothing of ours in
+     * flight: the connection is stale and closing it loses nothing */
+    rl_conn_close(c);
+    return 0;
+}
+
+/* ---- the releases a connection owes ---- */
+uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < keylen; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
+    h = (h ^ 0u) * 1099511628211ull;
+    for (size_t i = 0; i < token_len; i++) h = (h ^ (unsigned char)token[i]) * 1099511628211ull;
+    return h;
+}
+
+int rlc_owed_find(const rl_conn *c, uint64_t tag)
+{
+    for (int i = c->owed_n - 1; i >= 0; i--)
+        if (c->owed[i] == tag) return i;
+    return -1;
+}
+
+int rlc_owed_add(rl_conn *c, uint64_t tag)
+{
+    if (c->owed_n == c->owed_cap) {
+        int cap = c->owed_cap ? c->owed_cap * 2 : 16;
+        uint64_t *nb = realloc(c->owed, sizeof(*nb) * (size_t)cap);
+        if (!nb) return -1;
+        c->owed = nb;
+        c->owed_cap = cap;
+    }
+    c->owed[c->owed_n++] = tag;
+    return 0;
+}
+
+void rlc_owed_del(rl_conn *c, uint64_t tag)
+{
+    int i = rlc_owed_find(c, tag);
+    if (i >= 0) c->owed[i] = c->owed[--c->owed_n];
+}
+
+/* ---- the queue of expected replies ---- */
+int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now)
+{
+    if (c->qlen >= QMAX) return -1;
+    qent *e = &c->q[(c->qhead + c->qlen) % QMAX];
+    e->kind = kind;
+    e->op = op;
+    e->tag = tag;
+    e->sent_us = now;
+    c->qlen++;
+    return 0;
+}
+
+int rlc_q_pop(rl_conn *c, qent *out)
+{
+    if (c->qlen == 0) return -1;
+    *out = c->q[c->qhead];
+    c->qhead = (c->qhead + 1) % QMAX;
+    c->qlen--;
+    return out->kind;
+}
+
+/* The reply we wait for is no longer wanted (call decided, or timed out):
+ * it will be read and dropped before the next command's reply. A reply
+ * merely overtaken by the decision (late) still counts in the stats. */
+static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
+{
+    size_t need = rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
+    if (c->late_n == c->late_szcap) {
+        int cap = c->late_szcap ? c->late_szcap * 2 : 8;
+        size_t *nz = realloc(c->late_sz, sizeof(*nz) * (size_t)cap);
+        if (!nz) return -1;
+        c->late_sz = nz;
+        c->late_szcap = cap;
+    }
+    if (c->late_len + need > c->late_cap) {
+        size_t cap = c->late_cap ? c->late_cap * 2 : 512;
+        while (cap < c->late_len + need) cap *= 2;
+        char *nb = realloc(c->late_buf, cap);
+        if (!nb) return -1;
+        c->late_buf = nb;
+        c->late_cap = cap;
+    }
+    rl_resp_format(c->late_buf + c->late_len, need, cmd->argc, cmd->argv, cmd->argvlen);
+    c->late_len += need;
+    c->late_sz[c->late_n++] = need;
+    return 0;
+}
+
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *late_cmd)
+{
+    for (int i = c->qlen - 1; i >= 0; i--) {
+        qent *e = &c->q[(c->qhead + i) % QMAX];
+        if (e->kind == EXP_MINE) {
+            if (!late_cmd)
+                e->kind = EXP_SKIP;
+            else if (late_cmd->script && rlc_late_save(c, late_cmd) == 0)
+                e->kind = EXP_LATE_SCRIPT;
+            else
+                e->kind = EXP_LATE;
+            return;
+        }
+    }
+}
+
+static int rlc_queue_scripts(rl_conn *c, uint64_t now);
+int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
+static int rlc_obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t hard_max);
+
+/* A late reply to a remembered EVALSHA: on NOSCRIPT load the scripts and
+ * send it again (its reply is then dropped). */
+void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64_t now)
+{
+    if (c->late_n == 0) return;
+    size_t sz = c->late_sz[0];
+    if (rp->type == RL_REPLY_ERROR && strncmp(rp->str, "NOSCRIPT", 8) == 0 && c->fd >= 0) {
+        char why[RL_REASON_LEN];
+        /* the scripts go ahead of the retry; every reply behind is ours to drop */
+        if (rlc_queue_scripts(c, now) == 0 && rlc_obuf_append_raw(c, c->late_buf, sz, OBUF_MAX) == 0) {
+            if (rlc_q_push(c, EXP_SKIP, e->op, e->tag, now) == 0) rlc_flush_out(c, why, sizeof(why));
+        }
+    }
+    memmove(c->late_buf, c->late_buf + sz, c->late_len - sz);
+    c->late_len -= sz;
+    memmove(c->late_sz, c->late_sz + 1, sizeof(c->late_sz[0]) * (size_t)(--c->late_n));
+}
+
+static void rlc_obuf_compact(rl_conn *c)
+{
+    if (c->opos == 0) return;
+    memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
+    if (c->hs_pending) c->hs_end -= c->opos;
+    c->olen -= c->opos;
+    c->opos = 0;
+}
+
+static int rlc_obuf_reserve(rl_conn *c, size_t need, size_t hard_max)
+{
+    if (c->opos == c->olen) {
+        if (c->hs_pending) c->hs_end -= c->opos;
+        c->opos = c->olen = 0;
+    }
+    if (need <= c->ocap - c->olen) return 0;
+    rlc_obuf_compact(c);
+    if (need <= c->ocap - c->olen) return 0;
+    size_t cap = c->ocap * 2;
+    while (cap < c->olen + need) cap *= 2;
+    if (c->olen + need > hard_max) return -1;
+    char *nb = realloc(c->obuf, cap);
+    if (!nb) return -1;
+    c->obuf = nb;
+    c->ocap = cap;
+    return 0;
+}
+
+static int rlc_obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t hard_max)
+{
+    if (rlc_obuf_reserve(c, len, hard_max) != 0) return -1;
+    memcpy(c->obuf + c->olen, bytes, len);
+    c->olen += len;
+    return 0;
+}
+
+static int rlc_obuf_append(rl_conn *c, int argc, const char *const *argv, const size_t *lens, size_t hard_max)
+{
+    size_t need = rl_resp_format(NULL, 0, argc, argv, lens);
+    if (rlc_obuf_reserve(c, need, hard_max) != 0) return -1;
+    rl_resp_format(c->obuf + c->olen, c->ocap - c->olen, argc, argv, lens);
+    c->olen += need;
+    return 0;
+}
+
+int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
+                      unsigned char op, uint64_t tag, uint64_t now)
+{
+    /* room is kept for the releases a node owes: they are never refused
+     * for lack of space before everything else is */
+    if (c->qlen >= (op == RL_OP_RELEASE ? QMAX : QMAX - 64)) return -1;
+    if (rlc_obuf_append(c, argc, argv, lens, op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2) != 0) return -1;
+    if (kind == EXP_AUTH || kind == EXP_SELECT) {
+        c->hs_pending++;
+        c->hs_end = c->olen;
+    }
+    return rlc_q_push(c, kind, (unsigned char)op, tag, now);
+}
+
+/* bytes we may write now: nothing past an unanswered AUTH/SELECT */
+size_t rlc_out_limit(const rl_conn *c) { return c->hs_pending ? c->hs_end : c->olen; }
+
+void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason)
+{
+    r->state = RL_FAILED;
+    r->err = err;
+    snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : rl_err_name(err));
+    if (err == RL_E_TIMEOUT)
+        c->st.timeouts++;
+    else
+        c->st.errors++;
+    if (err == RL_E_DOWN || err == RL_E_STALLED) c->st.skipped++;
+    snprintf(c->st.last_error, sizeof(c->st.last_error), "%s", r->reason);
+}
+
+void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why)
+{
+    /* a dead node must cost nothing on later calls: skip it for a while,
+     * doubling up to a cap, and try again once the period is over */
+    c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : BACKOFF_MIN_MS;
+    if (c->backoff_ms > BACKOFF_MAX_MS) c->backoff_ms = BACKOFF_MAX_MS;
+    c->down_until_us = now + (uint64_t)c->backoff_ms * 1000u;
+    c->down_err = err;
+    snprintf(c->down_why, sizeof(c->down_why), "%s", why ? why : rl_err_name(err));
+}
+
+/* A node in back-off fails at once, with the reason it went down: an AUTH
+ * refusal stays an authentication failure. */
+void rlc_fail_down(rl_conn *c, rl_result *r)
+{
+    char why[RL_REASON_LEN];
+    int err = c->down_err == RL_E_AUTH ? RL_E_AUTH : RL_E_DOWN;
+    snprintf(why, sizeof(why), "down (back-off after: %.70s)", c->down_why[0] ? c->down_why : "failed connect");
+    rlc_fail_res(c, r, err, why);
+    if (err != RL_E_DOWN) c->st.skipped++;
+}
+
+static int rlc_resolve(rl_conn *c, char *why, size_t whylen)
+{
+    if (c->addrlen) return 0;
+    if (c->conf.socket) {
+        struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
+        if (strlen(c->conf.socket) >= sizeof(un->sun_path)) {
+            snprintf(why, whylen, "unix socket path too long");
+            return -1;
+        }
+        un->sun_family = AF_UNIX;
+        strcpy(un->sun_path, c->conf.socket);
+        c->addrlen = sizeof(*un);
+        return 0;
+    }
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&c->addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&c->addr;
+    if (inet_pton(AF_INET, c->conf.host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)c->conf.port);
+        c->addrlen = sizeof(*v4);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, c->conf.host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)c->conf.port);
+        c->addrlen = sizeof(*v6);
+        return 0;
+    }
+    /* a name: resolved once per connection object (blocking), then cached */
+    struct addrinfo hints = {0}, *ai = NULL, *p;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_family = AF_UNSPEC;
+    int rc = getaddrinfo(c->conf.host, NULL, &hints, &ai);
+    if (rc != 0 || !ai) {
+        snprintf(why, whylen, "cannot resolve host: %s", gai_strerror(rc));
+        return -1;
+    }
+    for (p = ai; p; p = p->ai_next)
+        if (p->ai_family == AF_INET) break;
+    if (!p) p = ai;
+    memcpy(&c->addr, p->ai_addr, p->ai_addrlen);
+    c->addrlen = p->ai_addrlen;
+    if (p->ai_family == AF_INET)
+        v4->sin_port = htons((uint16_t)c->conf.port);
+    else
+        v6->sin6_port = htons((uint16_t)c->conf.port);
+    freeaddrinfo(ai);
+    return 0;
+}
+
+/* Pipelined ahead of the first command: costs no extra round trip. */
+static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
+{
+    char db[16];
+    if (c->conf.password) {
+        const char *argv[3] = {"AUTH", c->conf.user, c->conf.password};
+        size_t lens[3] = {4, c->conf.user ? strlen(c->conf.user) : 0, strlen(c->conf.password)};
+        if (c->conf.user) {
+            if (rlc_append_cmd(c, 3, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now)) return -1;
+        } else {
+            argv[1] = c->conf.password;
+            lens[1] = lens[2];
+            if (rlc_append_cmd(c, 2, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now)) return -1;
+        }
+    }
+    if (c->conf.database) {
+        int n = snprintf(db, sizeof(db), "%d", c->conf.database);
+        const char *argv[2] = {"SELECT", db};
+        size_t lens[2] = {6, (size_t)n};
+        if (rlc_append_cmd(c, 2, argv, lens, EXP_SELECT, RL_OP_OTHER, 0, now)) return -1;
+    }
+    if (ident) {
+        /* API.md "Nodes": one server must not count twice toward the quorum
+         * (a name and its address, TCP and the unix socket of one server);
+         * its run_id tells, before any of our replies from it is counted */
+        const char *argv[2] = {"INFO", "server"};
+        size_t lens[2] = {4, 6};
+        if (rlc_append_cmd(c, 2, argv, lens, EXP_IDENT, RL_OP_OTHER, 0, now)) return -1;
+        c->ident_pending = 1;
+    }
+    return rlc_queue_scripts(c, now);
+}
+
+/* the spec's scripts are loaded once per connection; EVALSHA then
+ * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart) */
+static int rlc_queue_scripts(rl_conn *c, uint64_t now)
+{
+    const char *s1[3] = {"SCRIPT", "LOAD", rl_script_release};
+    size_t l1[3] = {6, 4, strlen(rl_script_release)};
+    const char *s2[3] = {"SCRIPT", "LOAD", rl_script_extend};
+    size_t l2[3] = {6, 4, strlen(rl_script_extend)};
+    const char *s3[3] = {"SCRIPT", "LOAD", rl_script_fence_raise};
+    size_t l3[3] = {6, 4, strlen(rl_script_fence_raise)};
+    /* (marked as releases: room is always kept for them, like for a release) */
+    if (rlc_append_cmd(c, 3, s1, l1, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
+        rlc_append_cmd(c, 3, s2, l2, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
+        rlc_append_cmd(c, 3, s3, l3, EXP_SCRIPT, RL_OP_RELEASE, 0, now))
+        return -1;
+    return 0;
+}
+
+static void rlc_set_nodelay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* Start a non-blocking connect. Returns 0 (connecting or ready) or -1 with r failed. */
+int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
+{
+    char why[RL_REASON_LEN];
+    if (rlc_resolve(c, why, sizeof(why)) != 0) {
+        rlc_fail_res(c, r, RL_E_RESOLVE, why);
+        rlc_start_backoff(c, now, RL_E_RESOLVE, why);
+        return -1;
+    }
+    int fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(why, sizeof(why), "socket: %s", strerror(errno));
+        rlc_fail_res(c, r, RL_E_IO, why);
+        return -1;
+    }
+    c->reader = redisReaderCreateWithFunctions(&reply_fns);
+    if (!c->reader) {
+        close(fd);
+        rlc_fail_res(c, r, RL_E_NOMEM, NULL);
+        return -1;
+    }
+    c->reader->privdata = c;
+    /* keep the read buffer between replies (it is bounded by RL_REPLY_MAX):
+     * no allocation per cycle */
+    c->reader->maxbuf = 0;
+    c->fd = fd;
+    c->gen = rl_fork_generation();
+    c->olen = c->opos = 0;
+    c->qhead = c->qlen = 0;
+    c->owed_n = 0;
+    c->st.connects++;
+#ifdef RL_HAVE_TLS
+    c->io = c->conf.tls ? &rl_io_tls : &rl_io_plain;
+#else
+    c->io = &rl_io_plain;
+    if (c->conf.tls) {
+        rlc_fail_res(c, r, RL_E_IO, "TLS is not available in this build");
+        rl_conn_close(c);
+        return -1;
+    }
+#endif
+    if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen) == 0) {
+        /* connected at once (a unix socket): a TLS handshake still runs on the first poll */
+        c->state = c->conf.tls ? ST_HANDSHAKE : ST_READY;
+        c->io_want = POLLOUT;
+    } else if (errno == EINPROGRESS || errno == EAGAIN) {
+        c->state = ST_CONNECTING;
+    } else {
+        int e = errno;
+        snprintf(why, sizeof(why), "connect: %s", strerror(e));
+        int err = e == ECONNREFUSED || e == ENOENT ? RL_E_REFUSED : RL_E_IO;
+        rlc_fail_res(c, r, err, why);
+        rl_conn_close(c);
+        rlc_start_backoff(c, now, err, why);
+        return -1;
+    }
+    if (c->addr.ss_family != AF_UNIX) rlc_set_nodelay(fd);
+    if (rlc_queue_handshake(c, now, ident) != 0) {
+        rlc_fail_res(c, r, RL_E_NOMEM, NULL);
+        rl_conn_close(c);
+        return -1;
+    }
+    c->deadline_us = now + (uint64_t)c->conf.connect_timeout_ms * 1000u;
+    return 0;
+}
+
+/* Write what is buffered. 0 ok (maybe partial), -1 on a broken connection. */
+int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
+{
+    size_t limit = rlc_out_limit(c);
+    if (whylen) why[0] = '\0';
+    while (c->opos < limit) {
+        ssize_t w = c->io->write(c, c->obuf + c->opos, limit - c->opos);
+        if (w > 0) {
+            c->opos += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        if (w < 0 && c->io_err[0])
+            snprintf(why, whylen, "%s", c->io_err); /* the session layer said why */
+        else
+            snprintf(why, whylen, "write: %s", w < 0 ? strerror(errno) : "closed");
+        return -1;
+    }
+    if (c->opos == c->olen) c->opos = c->olen = 0;
+    return 0;
+}
+
+/* A node that has not answered for long, or holds too much unanswered or
+ * unsent, gets no new work: it keeps its connection (see above) and the
+ * releases it owes, and catches up once it answers again. */
+int rlc_stalled(const rl_conn *c, uint64_t now)
+{
+    if (c->fd < 0 || c->state != ST_READY) return 0;
+    if (c->qlen >= QSTALL || c->olen - c->opos > OBUF_STALL) return 1;
+    if (c->qlen == 0) return 0;
+    uint64_t limit = (uint64_t)c->conf.timeout_ms * 2000u;
+    if (limit < STALE_US) limit = STALE_US;
+    return now - c->q[c->qhead].sent_us > limit;
+}
+
+short rlc_events(const rl_conn *c)
+{
+    if (c->state == ST_CONNECTING) return POLLOUT;
+    if (c->state == ST_HANDSHAKE) return c->io_want;
+    return (short)(POLLIN | (rlc_out_limit(c) > c->opos ? POLLOUT : 0));
+}
+
+static int ensure_reader(rl_conn *c)
+{
+    if (c->reader) return 0;
+    c->reader = redisReaderCreateWithFunctions(&reply_fns);
+    if (!c->reader) return -1;
+    c->reader->privdata = c;
+    c->reader->maxbuf = 0;
+    return 0;
+}
+
+int rlc_feed(rl_conn *c, const char *buf, size_t len)
+{
+    if (ensure_reader(c) != 0) return -1;
+    return redisReaderFeed(c->reader, buf, len) == REDIS_OK ? 0 : -1;
+}
+
+int rlc_next_reply(rl_conn *c)
+{
+    void *obj = NULL;
+    if (ensure_reader(c) != 0) return -1;
+    /* a fresh slot for a fresh reply, but not in the middle of one: an array
+     * whose header came in an earlier read already set its type there */
+    if (c->reader->ridx == -1) memset(&c->slot, 0, sizeof(c->slot));
+    if (redisReaderGetReply(c->reader, &obj) != REDIS_OK) return -1;
+    return obj != NULL;
+}

@@ -1,0 +1,148 @@
+/* rl_conn.h -- what the connection lifecycle (rl_conn.c), the fan-out
+ * (rl_fanout.c) and the I/O layers (rl_io.c, rl_tls.c) share: the connection
+ * itself, its queue of expected replies and the I/O table. Core-internal. */
+#ifndef RL_CONN_H
+#define RL_CONN_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "rl_internal.h"
+
+#include <hiredis/hiredis.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+/* TCP connect, then the session layer's handshake (TLS), then ready;
+ * connect_timeout covers both */
+enum { ST_CLOSED = 0, ST_CONNECTING, ST_HANDSHAKE, ST_READY };
+
+/* What the next reply on a connection answers, in pipeline order. */
+enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_IDENT, EXP_MINE, EXP_LATE, EXP_LATE_SCRIPT };
+
+/* Why a connection is never closed by us while it has work in flight:
+ * Redis keeps executing what it already received. A SET sitting in a stalled
+ * node's socket would run after a release sent on a fresh connection, and a
+ * release still in our buffer would be lost: the key orphaned for its TTL.
+ * So a node that falls behind keeps its connection and its order; it is
+ * only spared new work. We close only when the server ended the connection
+ * (nothing more of it can run), when the handshake was refused (nothing
+ * past it was written), or when the peer broke the protocol (not Redis). */
+#define QMAX 1024          /* replies in flight per connection */
+#define QSTALL 256         /* past this many, a node gets no new work (releases it owes still go) */
+#define STALE_US 2000000u  /* a reply older than this (and than 2 timeouts): the node is stalled */
+#define OBUF_INIT 512
+#define OBUF_STALL (64 * 1024)     /* unsent bytes past which a node gets no new work */
+#define OBUF_MAX (4 * 1024 * 1024) /* hard cap: only releases owed can get here */
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 2000
+
+typedef struct qent {
+    uint64_t sent_us; /* late replies still count in stats */
+    uint64_t tag;     /* RL_OP_SET: the (key, token) it may set */
+    unsigned char kind, op;
+} qent;
+
+/* The I/O table of a connection (hiredis' redisContextFuncs): plain TCP or
+ * unix socket (rl_io.c), or OpenSSL (rl_tls.c). The connection lifecycle and
+ * the fan-out only ever go through it. */
+typedef struct rl_io {
+    const char *name;
+    /* after the TCP connect: start or continue the session's handshake.
+     * 1 done, 0 in progress (*events: what poll must wait for), -1 failed (why) */
+    int (*connect)(rl_conn *c, short *events, char *why, size_t whylen);
+    /* > 0 bytes, 0 the peer closed, -1 with errno (EAGAIN: nothing now) */
+    ssize_t (*read)(rl_conn *c, char *buf, size_t len);
+    ssize_t (*write)(rl_conn *c, const char *buf, size_t len);
+    /* an idle connection: 1 open and quiet, 0 closed or broken, 2 data nobody asked for */
+    int (*peek)(rl_conn *c);
+    /* bytes the layer has read from the socket but not handed out yet */
+    int (*pending)(const rl_conn *c);
+    /* drop the layer's state without writing anything: after fork() the
+     * child must never write to the parent's session (no close_notify) */
+    void (*close)(rl_conn *c);
+    /* free what outlives connections (a TLS context, a session to resume) */
+    void (*free)(rl_conn *c);
+} rl_io;
+
+extern const rl_io rl_io_plain;
+#ifdef RL_HAVE_TLS
+extern const rl_io rl_io_tls;
+#endif
+
+struct rl_conn {
+    rl_node_conf conf;
+    int fd;
+    int state;
+    const rl_io *io;
+    void *tls;                   /* the session (SSL *) while open */
+    void *tls_ctx;               /* SSL_CTX *, built once from conf.tls_conf */
+    void *tls_sess;              /* SSL_SESSION * to resume on reconnect */
+    short io_want;               /* ST_HANDSHAKE: what poll waits for */
+    char io_err[RL_REASON_LEN];  /* why the session layer failed a read/write ("" none) */
+    int io_read_any;             /* the session has delivered data */
+    uint64_t gen;                /* fork generation that opened fd */
+    redisReader *reader;
+    char *obuf;
+    size_t olen, opos, ocap;
+    qent q[QMAX];                /* ring of expected replies */
+    int qhead, qlen;
+    /* AUTH/SELECT gate: nothing after them is written until they succeed,
+     * or a refused SELECT would let our SET run in database 0 */
+    int hs_pending;
+    size_t hs_end;
+    /* (key, token) tags of SETs written here with no release behind them yet:
+     * the releases this connection owes, in order, even when stalled */
+    uint64_t *owed;
+    int owed_n, owed_cap;
+    /* EVALSHAs overtaken by an early decision, kept (as RESP) so that a late
+     * NOSCRIPT (SCRIPT FLUSH) is still answered by loading the scripts and
+     * sending them again: a release must not be lost */
+    char *late_buf;
+    size_t late_len, late_cap;
+    size_t *late_sz;
+    int late_n, late_szcap;
+    char run_id[41];             /* the server's, learnt at connect ("" unknown) */
+    int ident_pending;
+    uint64_t down_until_us;
+    int backoff_ms;
+    int down_err;                /* why the node is in back-off */
+    char down_why[RL_REASON_LEN];
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    rl_node_stats st;
+    rl_reply slot;               /* the reader's callbacks write here: no allocation per reply */
+    /* per fan-out */
+    uint64_t deadline_us, sent_us;
+    int reused;                  /* was open before this call: may be stale */
+    int retried;
+};
+
+
+/* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
+int rlc_owed_find(const rl_conn *c, uint64_t tag);
+int rlc_owed_add(rl_conn *c, uint64_t tag);
+void rlc_owed_del(rl_conn *c, uint64_t tag);
+int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now);
+int rlc_q_pop(rl_conn *c, qent *out);
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *late_cmd);
+void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64_t now);
+int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
+int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
+                   unsigned char op, uint64_t tag, uint64_t now);
+size_t rlc_out_limit(const rl_conn *c);
+void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
+void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why);
+void rlc_fail_down(rl_conn *c, rl_result *r);
+int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
+int rlc_stalled(const rl_conn *c, uint64_t now);
+/* connecting: the TCP connect or the session handshake is not done */
+static inline int rlc_connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }
+/* what poll must wait for on an open connection */
+short rlc_events(const rl_conn *c);
+/* The reply parser, fed with bytes: a pure function of what the node sent.
+ * rlc_feed appends bytes; rlc_next_reply parses one reply into c->slot:
+ * 1 a reply, 0 none complete yet, -1 protocol error (c->reader->errstr). */
+int rlc_feed(rl_conn *c, const char *buf, size_t len);
+int rlc_next_reply(rl_conn *c);
+
+#endif

@@ -1,0 +1,573 @@
+/* rl_fanout.c -- one command written to every node, one poll() loop; the drain at request end.
+ * Per-call state lives here (struct fan), not in the connections. */
+#include "rl_conn.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct fan fan;
+static void catch_up(fan *f, int i, uint64_t now);
+struct fan {
+    rl_net *net;
+    const rl_cmd *cmd;
+    rl_result *res;
+    int n;
+    int noscript;        /* a node had lost the scripts: wait for every fallback */
+    int ignore_backoff;  /* too few nodes without back-off for a quorum: try them all */
+    int ident;           /* more than one node: learn each server's run_id on connect */
+    int settling;        /* decided: only writes and handshakes are still served */
+};
+
+static int same_as_other(fan *f, int i, char *why, size_t whylen)
+{
+    rl_conn *c = f->net->conns[i];
+    if (!c->run_id[0]) return 0;
+    for (int j = 0; j < f->n; j++) {
+        rl_conn *o = f->net->conns[j];
+        if (j == i || o->fd < 0 || strcmp(o->run_id, c->run_id) != 0) continue;
+        char name[128];
+        rl_node_conf_name(&o->conf, name, sizeof(name));
+        /* the name may be long: cut it, never the sentence's meaning */
+        static const char lead[] = "same Redis server as node ";
+        size_t a = sizeof(lead) - 1, b = strlen(name);
+        if (whylen == 0) return 1;
+        if (a >= whylen) a = whylen - 1;
+        if (b > whylen - 1 - a) b = whylen - 1 - a;
+        memcpy(why, lead, a);
+        memcpy(why + a, name, b);
+        why[a + b] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+/* Queue the command for node i (opening the connection if needed) and try to
+ * write it. Returns 0, or -1 when res[i] has failed. */
+static int node_send(fan *f, int i, uint64_t now, int allow_retry)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    const rl_cmd *cmd = f->cmd;
+    char why[RL_REASON_LEN];
+
+    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
+    if (c->fd >= 0 && rlc_connecting(c) && now >= c->deadline_us) {
+        /* a connect begun by a call that did not wait (a queued release) and
+         * never seen through: nothing of ours was written on it */
+        rl_conn_close(c);
+    }
+    if (c->fd >= 0 && c->state == ST_READY && rlc_stalled(c, now)) {
+        catch_up(f, i, now);
+        if (r->state != RL_PENDING) {
+            if (c->fd >= 0) return -1;
+            memset(r, 0, sizeof(*r)); /* the server ended it meanwhile: start afresh */
+        }
+    }
+    if (c->fd >= 0 && rlc_stalled(c, now)) {
+        /* a release this connection owes goes behind its SET, whatever the
+         * state of the node; anything else would only pile up */
+        if (!(cmd->op == RL_OP_RELEASE && rlc_owed_find(c, cmd->tag) >= 0)) {
+            snprintf(why, sizeof(why), "stalled (%d replies outstanding, oldest %llu ms)", c->qlen,
+                     c->qlen ? (unsigned long long)((now - c->q[c->qhead].sent_us) / 1000u) : 0ull);
+            rlc_fail_res(c, r, RL_E_STALLED, why);
+            return -1;
+        }
+    }
+    c->reused = c->fd >= 0;
+    c->retried = !allow_retry;
+    if (c->fd < 0) {
+        if (now < c->down_until_us && !f->ignore_backoff) {
+            rlc_fail_down(c, r);
+            return -1;
+        }
+        if (rlc_conn_open(c, r, now, f->ident) != 0) return -1;
+    } else if (f->ident && cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why))) {
+        /* (a release is token-checked: it may go to both, and must) */
+        rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
+        return -1;
+    }
+    if (rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) != 0) {
+        rlc_fail_res(c, r, RL_E_NOMEM, "too many commands in flight");
+        return -1;
+    }
+    if (cmd->op == RL_OP_SET && rlc_owed_add(c, cmd->tag) != 0) {
+        /* cannot remember it: the SET must not go out (drop it unsent) */
+        c->olen -= rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
+        c->qlen--;
+        rlc_fail_res(c, r, RL_E_NOMEM, NULL);
+        return -1;
+    }
+    if (cmd->op == RL_OP_RELEASE) rlc_owed_del(c, cmd->tag); /* in order behind its SET from now on */
+    r->sent = 1;
+    c->sent_us = now;
+    if (c->state == ST_READY) {
+        c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+        if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+            /* the server ended the connection: nothing more of it runs */
+            rl_conn_close(c);
+            if (c->reused && allow_retry) return node_send(f, i, now, 0); /* server restarted: reconnect once */
+            rlc_fail_res(c, r, RL_E_IO, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The connection broke (the server closed it, or a write failed): nothing
+ * more of it can run. With a connection left from an earlier call (a
+ * restarted server), reconnect once within this call. */
+static void node_broken(fan *f, int i, int err, const char *why, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    int was_connecting = rlc_connecting(c);
+    int retry = c->reused && !c->retried && !was_connecting && !f->settling;
+    rl_conn_close(c);
+    if (retry && node_send(f, i, now, 0) == 0) return;
+    if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], err, why);
+    if (was_connecting) rlc_start_backoff(c, now, err, why);
+}
+
+static int is_noscript(const rl_reply *rp)
+{
+    return rp->type == RL_REPLY_ERROR && strncmp(rp->str, "NOSCRIPT", 8) == 0;
+}
+
+static int is_ok(const rl_reply *rp) { return rp->type == RL_REPLY_STATUS && rp->len == 2 && memcmp(rp->str, "OK", 2) == 0; }
+
+/* A peer that breaks the protocol is not Redis: it is closed (what it may
+ * still execute is beyond reasoning), and the call's result fails. */
+static int node_poisoned(fan *f, int i, const char *why)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_conn_close(c);
+    if (f->res[i].state == RL_PENDING)
+        rlc_fail_res(c, &f->res[i], RL_E_PROTO, why);
+    else
+        snprintf(c->st.last_error, sizeof(c->st.last_error), "%s", why);
+    return 1;
+}
+
+/* One complete reply arrived for node i. Returns 1 when res[i] got its outcome. */
+static int on_reply(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    const rl_reply *rp = &c->slot;
+    qent e = {0};
+    int kind = rlc_q_pop(c, &e);
+    char why[RL_REASON_LEN];
+
+    /* a SET that did not set anything owes no release */
+    if (e.op == RL_OP_SET && (kind == EXP_MINE || kind == EXP_LATE || kind == EXP_SKIP) && !is_ok(rp))
+        rlc_owed_del(c, e.tag);
+
+    switch (kind) {
+    case EXP_AUTH:
+    case EXP_SELECT:
+        if (rp->type == RL_REPLY_ERROR) {
+            /* Redis' own text never contains the password; nothing past the
+             * gate was written, so closing loses nothing */
+            snprintf(why, sizeof(why), "%s failed: %.60s", kind == EXP_AUTH ? "AUTH" : "SELECT", rp->str);
+            rl_conn_close(c);
+            if (r->state == RL_PENDING) rlc_fail_res(c, r, RL_E_AUTH, why);
+            rlc_start_backoff(c, now, RL_E_AUTH, why);
+            return 1;
+        }
+        if (--c->hs_pending == 0 && rlc_flush_out(c, why, sizeof(why)) != 0) {
+            node_broken(f, i, RL_E_IO, why, now);
+            return r->state != RL_PENDING;
+        }
+        return 0;
+    case EXP_IDENT:
+        /* It comes before this node's answer to our command, so a vote is
+         * only ever counted from a node whose server is known: the counted
+         * votes of a call come from distinct servers. A pair seen only
+         * later fails the next call that uses both. */
+        c->ident_pending = 0;
+        if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
+            r->state == RL_PENDING) {
+            rlc_q_forget_mine(c, NULL);
+            rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
+            return 1;
+        }
+        return 0;
+    case EXP_LATE_SCRIPT:
+        rlc_late_script_reply(c, rp, &e, now);
+        /* fall through */
+    case EXP_LATE:
+        /* the call decided without it; the node did answer */
+        if (rp->type != RL_REPLY_ERROR) {
+            c->st.ok++;
+            rl_latency_add(&c->st.lat, now - e.sent_us);
+        }
+        return 0;
+    case EXP_MINE:
+        if (is_noscript(rp) && f->cmd->script && f->cmd->argc >= 2) {
+            f->noscript = 1;
+            rl_cmd ev = *f->cmd;
+            ev.argv[0] = "EVAL";
+            ev.argvlen[0] = 4;
+            ev.argv[1] = f->cmd->script;
+            ev.argvlen[1] = strlen(f->cmd->script);
+            if (rlc_append_cmd(c, ev.argc, ev.argv, ev.argvlen, EXP_MINE, e.op, e.tag, now) != 0) {
+                rlc_fail_res(c, r, RL_E_NOMEM, "could not queue EVAL");
+                return 1;
+            }
+            if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+                node_broken(f, i, RL_E_IO, why, now);
+                return r->state != RL_PENDING;
+            }
+            return 0;
+        }
+        if (r->state != RL_PENDING) return 0;
+        r->latency_us = now - c->sent_us;
+        r->reply = *rp;
+        c->backoff_ms = 0;
+        c->down_until_us = 0;
+        if (rp->type == RL_REPLY_ERROR) {
+            snprintf(why, sizeof(why), "%.80s", rp->str[0] ? rp->str : "empty error reply");
+            rlc_fail_res(c, r, RL_E_REDIS, why);
+        } else {
+            r->state = RL_ANSWERED;
+            c->st.ok++;
+            rl_latency_add(&c->st.lat, r->latency_us);
+        }
+        return 1;
+    default: /* EXP_SKIP, EXP_SCRIPT: a late or bookkeeping reply, dropped */
+        return 0;
+    }
+}
+
+/* Read from node i (all the session layer holds) and dispatch the complete
+ * replies. Returns 1 when res[i] has its outcome; *idle (if given) says
+ * nothing was there to read. */
+static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
+{
+    rl_conn *c = f->net->conns[i];
+    char buf[16384];
+    int got = 0;
+    if (idle) *idle = 0;
+    do {
+        ssize_t n = c->io->read(c, buf, sizeof(buf));
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            if (idle && !got) *idle = errno != EINTR;
+            return got;
+        }
+        if (n <= 0) {
+            char why[RL_REASON_LEN];
+            if (n < 0 && c->io_err[0])
+                snprintf(why, sizeof(why), "%s", c->io_err);
+            else
+                snprintf(why, sizeof(why), "%s", n == 0 ? "connection closed by server" : strerror(errno));
+            node_broken(f, i, RL_E_IO, why, now);
+            return f->res[i].state != RL_PENDING;
+        }
+        if (rlc_feed(c, buf, (size_t)n) != 0) goto proto;
+        /* parse everything that came: a reply beyond what we asked for would
+         * otherwise be taken as the answer to the next command */
+        for (;;) {
+            int r = rlc_next_reply(c);
+            if (r < 0) goto proto;
+            if (r == 0) break;
+            if (c->qlen == 0) return node_poisoned(f, i, "reply nobody asked for");
+            if (on_reply(f, i, now)) got = 1;
+            if (c->fd < 0) return f->res[i].state != RL_PENDING;
+        }
+        /* a lock reply is tiny: a node that streams more is hostile or broken */
+        if (c->reader->len - c->reader->pos > RL_REPLY_MAX) return node_poisoned(f, i, "reply too large");
+    } while (c->io->pending(c) > 0); /* TLS: decrypted bytes poll() cannot see */
+    return got;
+proto : {
+    char why[RL_REASON_LEN];
+    snprintf(why, sizeof(why), "protocol error: %.60s", c->reader->errstr);
+    return node_poisoned(f, i, why);
+}
+}
+
+static int node_read(fan *f, int i, uint64_t now) { return node_read_ex(f, i, now, NULL); }
+
+/* A stalled node is not polled by calls that spare it: before judging it,
+ * take what it sent meanwhile (it may have caught up), without waiting. */
+static void catch_up(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    char why[RL_REASON_LEN];
+    c->reused = 0; /* nothing of this call to resend if it broke */
+    if (rlc_out_limit(c) > c->opos && rlc_flush_out(c, why, sizeof(why)) != 0) {
+        node_broken(f, i, RL_E_IO, why, now);
+        return;
+    }
+    for (int k = 0; k < 64 && c->fd >= 0; k++) {
+        int idle = 0;
+        node_read_ex(f, i, now, &idle);
+        if (idle) break;
+    }
+}
+
+/* The session layer's handshake (TLS), driven by poll like a connect: the
+ * handshakes of all nodes run in parallel. Returns 1 when res[i] failed. */
+static int session_step(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    char why[RL_REASON_LEN] = "";
+    int r = c->io->connect(c, &c->io_want, why, sizeof(why));
+    if (r < 0) {
+        /* nothing of ours was written: the session never existed */
+        rl_conn_close(c);
+        if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], RL_E_IO, why);
+        rlc_start_backoff(c, now, RL_E_IO, why);
+        return 1;
+    }
+    if (r == 0) return 0;
+    c->state = ST_READY;
+    c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+    if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+        node_broken(f, i, RL_E_IO, why, now);
+        return f->res[i].state != RL_PENDING;
+    }
+    return 0;
+}
+
+static int connect_done(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    int err = 0;
+    socklen_t len = sizeof(err);
+    char why[RL_REASON_LEN];
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+    if (err) {
+        snprintf(why, sizeof(why), "connect: %s", strerror(err));
+        int code = err == ECONNREFUSED ? RL_E_REFUSED : RL_E_IO;
+        rl_conn_close(c); /* nothing was written: no connection, nothing ran */
+        if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], code, why);
+        rlc_start_backoff(c, now, code, why);
+        return 1;
+    }
+    c->state = ST_HANDSHAKE;
+    return session_step(f, i, now);
+}
+
+static void on_timeout(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    if (rlc_connecting(c)) {
+        /* the TCP or TLS handshake never completed: nothing of ours was written */
+        const char *why = c->state == ST_CONNECTING ? "connect timeout" : "TLS handshake timeout";
+        rl_conn_close(c);
+        rlc_fail_res(c, &f->res[i], RL_E_TIMEOUT, why);
+        rlc_start_backoff(c, now, RL_E_TIMEOUT, why);
+        return;
+    }
+    /* Keep the connection, also when caught in the middle of a reply: the
+     * node may still execute what it holds, so its order is kept and its
+     * late reply is dropped before the next one. */
+    rlc_q_forget_mine(c, NULL);
+    rlc_fail_res(c, &f->res[i], RL_E_TIMEOUT,
+                 c->reader && c->reader->len > c->reader->pos ? "timeout (reply too slow)" : "timeout");
+}
+
+static int any_pending(const rl_result *res, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_PENDING) return 1;
+    return 0;
+}
+
+/* What a decided call still has to do for a node: write what a connect or
+ * an AUTH/SELECT gate holds back (a SET must not wait for a later call).
+ * Bytes held back only by a full socket (a stalled node) are not waited for. */
+static int needs_settling(const rl_conn *c)
+{
+    return c->fd >= 0 && (rlc_connecting(c) || (c->hs_pending && c->olen > c->hs_end));
+}
+
+static int do_poll(rl_net *net, struct pollfd *pfd, int np, int wait_ms)
+{
+    return net->poll_fn ? net->poll_fn(pfd, (nfds_t)np, wait_ms) : poll(pfd, (nfds_t)np, wait_ms);
+}
+
+/* One pass over node i after poll: connect, write, read. Returns 1 when
+ * res[i] got its outcome. */
+static int serve(fan *f, int i, short revents, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    if (c->state == ST_CONNECTING) return connect_done(f, i, now);
+    if (c->state == ST_HANDSHAKE) return session_step(f, i, now);
+    if ((revents & POLLOUT) && rlc_out_limit(c) > c->opos) {
+        char why[RL_REASON_LEN];
+        if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+            node_broken(f, i, RL_E_IO, why, now);
+            return f->res[i].state != RL_PENDING;
+        }
+    }
+    if (c->fd >= 0 && (revents & (POLLIN | POLLHUP | POLLERR))) return node_read(f, i, now);
+    return 0;
+}
+
+int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
+{
+    rl_net *net = ctx;
+    fan f = {.net = net, .cmd = cmd, .res = res, .n = n, .ident = n > 1};
+    const rl_clock *clk = net->clock;
+    struct pollfd pfd[RL_MAX_NODES];
+    int map[RL_MAX_NODES];
+    int decided = 0;
+
+    if (n > RL_MAX_NODES || n > net->n) return -1;
+    uint64_t now = clk->now_us(clk->ctx);
+    memset(res, 0, sizeof(*res) * (size_t)n);
+    /* a node in back-off may be skipped only while the others can still
+     * make a quorum; when they cannot, every node is tried */
+    int usable = 0;
+    for (int i = 0; i < n; i++) {
+        rl_conn *c = net->conns[i];
+        if (c->fd >= 0 && (!rlc_connecting(c) || now < c->deadline_us))
+            usable += !rlc_stalled(c, now);
+        else
+            usable += now >= c->down_until_us; /* closed, or a connect overdue (closed at send) */
+    }
+    f.ignore_backoff = usable < rl_quorum(n);
+    for (int i = 0; i < n; i++) {
+        if (cmd->nowait && (cmd->skip >> i & 1)) continue;
+        if (node_send(&f, i, now, 1) != 0 && decide && decide(ud, res, n)) decided = 1;
+    }
+    if (cmd->nowait) decided = 1;
+    while (!decided) {
+        int np = 0;
+        uint64_t next = UINT64_MAX;
+        for (int i = 0; i < n; i++) {
+            rl_conn *c = net->conns[i];
+            if (res[i].state != RL_PENDING || c->fd < 0) continue;
+            pfd[np].fd = c->fd;
+            pfd[np].events = rlc_events(c);
+            pfd[np].revents = 0;
+            map[np++] = i;
+            if (c->deadline_us < next) next = c->deadline_us;
+        }
+        if (np == 0) break;
+        int wait_ms = next <= now ? 0 : (int)((next - now + 999) / 1000);
+        int pr = do_poll(net, pfd, np, wait_ms);
+        if (pr < 0 && errno != EINTR) {
+            /* every node still waited for fails; its reply, when it comes,
+             * is dropped like any late one (below), never taken for the
+             * next command's */
+            char why[RL_REASON_LEN];
+            snprintf(why, sizeof(why), "poll: %s", strerror(errno));
+            for (int i = 0; i < n; i++)
+                if (res[i].state == RL_PENDING) {
+                    rlc_q_forget_mine(net->conns[i], cmd);
+                    rlc_fail_res(net->conns[i], &res[i], RL_E_IO, why);
+                }
+            return 0;
+        }
+        now = clk->now_us(clk->ctx);
+        /* Every ready descriptor is served, also after the decision: its
+         * bytes are already here, so reading them costs no wait and keeps
+         * late replies (a NOSCRIPT among them) from piling up. */
+        for (int k = 0; k < np; k++) {
+            int i = map[k];
+            rl_conn *c = net->conns[i];
+            int got = 0;
+            if (res[i].state != RL_PENDING || c->fd != pfd[k].fd) continue;
+            if (decided && !pfd[k].revents) continue;
+            if (pfd[k].revents) got = serve(&f, i, pfd[k].revents, now);
+            if (!decided && !got && res[i].state == RL_PENDING && c->fd >= 0 && now >= c->deadline_us) {
+                on_timeout(&f, i, now);
+                got = 1;
+            }
+            if (got && !decided && decide && decide(ud, res, n) && !(f.noscript && any_pending(res, n)))
+                decided = 1;
+        }
+    }
+    /* Returned early: replies still in flight are dropped when they come. */
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))
+            rlc_q_forget_mine(net->conns[i], cmd);
+    if (cmd->nowait) return 0;
+    /* Decided, but a node's command still sits behind its connect or its
+     * AUTH/SELECT gate: serve that node (writes and the handshake's replies
+     * only) until its command is out or its own deadline passes, so a SET
+     * reaches every node in this call, not at some later one. */
+    f.settling = 1;
+    for (;;) {
+        int np = 0;
+        uint64_t next = UINT64_MAX;
+        for (int i = 0; i < n; i++) {
+            rl_conn *c = net->conns[i];
+            if (!res[i].sent || !needs_settling(c) || now >= c->deadline_us) continue;
+            pfd[np].fd = c->fd;
+            pfd[np].events = rlc_events(c);
+            pfd[np].revents = 0;
+            map[np++] = i;
+            if (c->deadline_us < next) next = c->deadline_us;
+        }
+        if (np == 0) break;
+        int pr = do_poll(net, pfd, np, (int)((next - now + 999) / 1000));
+        if (pr < 0 && errno != EINTR) break;
+        now = clk->now_us(clk->ctx);
+        for (int k = 0; k < np; k++) {
+            int i = map[k];
+            rl_conn *c = net->conns[i];
+            if (c->fd != pfd[k].fd || !pfd[k].revents) continue;
+            serve(&f, i, pfd[k].revents, now);
+        }
+        for (int i = 0; i < n; i++) {
+            rl_conn *c = net->conns[i];
+            if (c->fd >= 0 && rlc_connecting(c) && now >= c->deadline_us) {
+                rl_conn_close(c);
+                rlc_start_backoff(c, now, RL_E_TIMEOUT, "connect timeout");
+            }
+        }
+    }
+    return 0;
+}
+
+void rl_net_drain(rl_net *net, uint64_t max_us)
+{
+    const rl_clock *clk = net->clock;
+    uint64_t end = clk->now_us(clk->ctx) + max_us;
+    /* The same reading as in a call (node_read: reply cap, stray replies,
+     * handshake gate, late-reply stats, NOSCRIPT retries), with no command of
+     * its own: outcomes land in a scratch array nobody reads. */
+    rl_result scratch[RL_MAX_NODES];
+    rl_cmd none;
+    memset(&none, 0, sizeof(none));
+    memset(scratch, 0, sizeof(scratch));
+    fan f = {.net = net, .cmd = &none, .res = scratch, .n = net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES,
+             .settling = 1};
+    for (;;) {
+        struct pollfd pfd[RL_MAX_NODES];
+        int map[RL_MAX_NODES], np = 0;
+        uint64_t now = clk->now_us(clk->ctx);
+        for (int i = 0; i < f.n; i++) {
+            rl_conn *c = net->conns[i];
+            if (c->fd < 0 || c->gen != rl_fork_generation()) continue;
+            if (rlc_connecting(c) && now >= c->deadline_us) {
+                rl_conn_close(c); /* never connected: nothing was written */
+                rlc_start_backoff(c, now, RL_E_TIMEOUT, "connect timeout");
+                continue;
+            }
+            if (!rl_conn_busy(c) && !rlc_connecting(c)) continue;
+            pfd[np].fd = c->fd;
+            pfd[np].events = rlc_events(c);
+            pfd[np].revents = 0;
+            map[np++] = i;
+        }
+        if (np == 0 || now >= end) return;
+        if (do_poll(net, pfd, np, (int)((end - now + 999) / 1000)) <= 0) return;
+        now = clk->now_us(clk->ctx);
+        for (int k = 0; k < np; k++) {
+            int i = map[k];
+            rl_conn *c = net->conns[i];
+            if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
+            memset(&scratch[i], 0, sizeof(scratch[i]));
+            c->reused = 0; /* nothing to resend if it broke */
+            serve(&f, i, pfd[k].revents, now);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/* rl_io.c -- the plain I/O table: TCP or a unix socket, no session layer. */
+#include "rl_conn.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+
+static int plain_connect(rl_conn *c, short *events, char *why, size_t whylen)
+{
+    (void)c, (void)events, (void)why, (void)whylen;
+    return 1; /* nothing beyond the TCP connect */
+}
+
+static ssize_t plain_read(rl_conn *c, char *buf, size_t len) { return recv(c->fd, buf, len, MSG_DONTWAIT); }
+
+static ssize_t plain_write(rl_conn *c, const char *buf, size_t len)
+{
+    return send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static int plain_peek(rl_conn *c)
+{
+    char b;
+    ssize_t r = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return 1;
+    return r > 0 ? 2 : 0;
+}
+
+static int plain_pending(const rl_conn *c)
+{
+    (void)c;
+    return 0;
+}
+
+static void plain_nothing(rl_conn *c) { (void)c; }
+
+const rl_io rl_io_plain = {
+    .name = "tcp",
+    .connect = plain_connect,
+    .read = plain_read,
+    .write = plain_write,
+    .peek = plain_peek,
+    .pending = plain_pending,
+    .close = plain_nothing,
+    .free = plain_nothing,
+};
