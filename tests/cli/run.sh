@@ -284,6 +284,13 @@ kill -KILL "$(cat "$tmp/cpid")" 2>/dev/null
 # ---- TLS: a rediss:// node is never used in clear; the --tls-* settings ----
 "$BIN" --tls-cafile /nonexistent --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
 check tls_node_not_in_clear '[ $rc -eq 69 ] && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err")"
+# a build without OpenSSL refuses rediss:// nodes, exit 69, before any connection
+if make -s -C redlock_core B="$tmp/build-notls" TLS=0 cli >"$tmp/notls.log" 2>&1; then
+    "$tmp/build-notls/redlock" -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err2"; rc=$?
+    check tls_refused_without_openssl '[ $rc -eq 69 ] && grep -q "does not support" "$tmp/err2" && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err2")"
+else
+    fail tls_refused_without_openssl "make TLS=0 cli failed: $(tail -n 5 "$tmp/notls.log")"
+fi
 if grep -q "does not support" "$tmp/err"; then
     echo "SKIP tls_*: this redlock is built without TLS (refused above)"
 elif [ -z "${REDLOCK_TEST_TLS_NODES:-}" ] || [ ! -f "${REDLOCK_TEST_TLS_DIR:-}/ca.crt" ]; then
