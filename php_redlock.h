@@ -39,6 +39,8 @@ extern zend_module_entry redlock_module_entry;
     X(fencing,         BOOL,   CALL, "0",    0, 1)                           \
     X(auto_release,    BOOL,   CALL, "1",    0, 1)                           \
     X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)                           \
+    X(auto_extend,     BOOL,   CALL, "0",    0, 1)                           \
+    X(max_hold,        LONG,   CALL, "0",    0, INT_MAX)                     \
     X(token,           STRING, PERCALL, "",  RL_TOKEN_MIN, RL_TOKEN_MAX) \
     X(tls,             TLS,    CTOR, NULL,   0, 0)
 
@@ -87,6 +89,9 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     zend_long acquired, conflicts, quorum_failures, released, extended;
     /* per request: locks to release at request end; id -> php_redlock_held* */
     HashTable held;
+    /* per request: the watchdog's handles of the auto_extend locks acquired
+     * in it (rl_watch*), stopped at request end */
+    HashTable watched;
     bool held_active;
     uint64_t next_held_id;
     uint64_t request_id;

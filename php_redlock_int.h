@@ -181,6 +181,7 @@ typedef struct php_redlock_lock_obj {
     bool released;
     uint64_t fork_gen; /* a lock belongs to the process that acquired it */
     uint64_t held_id;  /* entry in the request-end release list, 0 when none */
+    rl_watch *watch;   /* auto_extend: the watchdog's handle (validity follows it), else NULL */
     zend_object std;
 } php_redlock_lock_obj;
 
@@ -192,9 +193,18 @@ static inline php_redlock_lock_obj *php_redlock_lock_from_obj(zend_object *o)
 #define REDLOCK_LOCK_PROP(l, slot) OBJ_PROP_NUM(&(l)->std, REDLOCK_LOCK_PROP_##slot)
 
 zend_result php_redlock_lock_class_init(zend_class_entry *ce);
-/* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g. */
+/* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g;
+ * watch (taken over too) when the auto_extend watchdog extends it, else NULL. */
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
-                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o);
+                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
+                                           rl_watch *watch);
+/* auto_extend: hand the lock just acquired on key to the watchdog (its own
+ * connections, made from copies of g's node settings). NULL when it could
+ * not (out of memory, no thread). */
+rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
+                                  const php_redlock_opts *o);
+/* Request end: stop watching every lock this request acquired (before they are released). */
+void php_redlock_watch_stop_all(void);
 /* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
  * unknown (0), $ttl 0, $fence null, not on the request-end release list. */
 php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key,

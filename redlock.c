@@ -80,6 +80,8 @@ PHP_MINIT_FUNCTION(redlock)
 
 PHP_MSHUTDOWN_FUNCTION(redlock)
 {
+    /* stops every watch and joins the watchdog thread, before this code is unloaded */
+    rl_watchdog_shutdown();
     UNREGISTER_INI_ENTRIES();
     return SUCCESS;
 }
@@ -99,6 +101,7 @@ PHP_RINIT_FUNCTION(redlock)
  * max_execution_time, so every lock still held by this request is released. */
 PHP_RSHUTDOWN_FUNCTION(redlock)
 {
+    /* stops watching this request's auto_extend locks, then releases (auto_release) */
     php_redlock_held_release_all();
 
     /* Before the process moves on (a CLI job may make no further call):
@@ -159,6 +162,10 @@ PHP_MINFO_FUNCTION(redlock)
     php_info_print_table_row(2, "Pooled connections", buf);
     snprintf(buf, sizeof(buf), "%u", open);
     php_info_print_table_row(2, "Open connections", buf);
+    int running = 0;
+    snprintf(buf, sizeof(buf), "%d", rl_watchdog_active(&running));
+    php_info_print_table_row(2, "auto_extend watched locks", buf);
+    php_info_print_table_row(2, "auto_extend watchdog thread", running ? "running" : "not started");
     php_info_print_table_end();
     DISPLAY_INI_ENTRIES();
 }

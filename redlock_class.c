@@ -144,8 +144,17 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
         if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
         zend_string_release(key);
     } else if (r == RL_ACQUIRED) {
-        REDLOCK_G(acquired)++;
-        l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o);
+        rl_watch *w = o.auto_extend ? php_redlock_watch_start(g, key, ttl, &info, &o) : NULL;
+        if (o.auto_extend && !w) {
+            /* a lock that would silently expire under work of unknown length is worse than none */
+            rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
+            zend_string_release(key);
+            zend_throw_exception(php_redlock_exception_ce,
+                                 "lock: could not start the auto_extend watchdog (out of memory or no thread)", 0);
+        } else {
+            REDLOCK_G(acquired)++;
+            l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o, w);
+        }
     } else {
         if (r == RL_NO_QUORUM) {
             REDLOCK_G(quorum_failures)++;
@@ -343,6 +352,7 @@ PHP_METHOD(RedLock, stats)
     add_assoc_long(return_value, "quorum_failures", REDLOCK_G(quorum_failures));
     add_assoc_long(return_value, "released", REDLOCK_G(released));
     add_assoc_long(return_value, "extended", REDLOCK_G(extended));
+    add_assoc_long(return_value, "auto_extended", (zend_long)rl_watchdog_extended());
 
     /* every connection of this worker, merged by node name (a server may
      * have several: another database, user or persistence setting) */

@@ -27,6 +27,8 @@ const EXCLUDE = [
     'redlock_core/fuzz/',
     'redlock_core/model/',    // model check of the fencing protocol (make -C redlock_core model)
     'redlock_core/Makefile',  // standalone core build; phpize builds from config.m4
+    'redlock_core/cli/',      // redlock(1): built by make -C redlock_core cli, not by the PECL/PIE package
+    'tests/cli/',             // drives redlock(1) (needs the binary built from redlock_core/)
     '.gitignore',
     '.gitattributes',
     '.editorconfig',

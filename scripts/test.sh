@@ -109,6 +109,15 @@ set -a; . "$REDLOCK_NODES_DIR/env"; set +a
 section ".phpt suite"
 run_phpt phpt scripts/run-phpt.sh "$so"
 
+section "redlock(1) command-line program (tests/cli/run.sh: the real binary against the nodes)"
+REDLOCK_SO="$so" bash tests/cli/run.sh >"$log_dir/cli.log" 2>&1; rc=$?
+grep -E '^(FAIL|SKIP)' "$log_dir/cli.log" | head -n 30 | sed "s/^/    | /"
+cp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/cli.log" | tail -n1)
+cf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/cli.log" | tail -n1)
+cp=${cp:-0}; cf=${cf:-0}; [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ] && cf=1
+[ "$cp" -eq 0 ] && [ "$cf" -eq 0 ] && cf=1
+count cli "$cp" "$cf" 0
+
 if [ $quick -eq 0 ]; then
   section ".phpt suite under valgrind (run-tests.php -m)"
   run_phpt phpt-valgrind scripts/valgrind-phpt.sh "$so"

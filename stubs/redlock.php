@@ -10,7 +10,7 @@
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost, token. Constructor-only (a \ValueError per call): connect_timeout,
+ * throw_on_lost, auto_extend, max_hold, token. Constructor-only (a \ValueError per call): connect_timeout,
  * timeout, persistent, prefix. Per call only (a \ValueError in the
  * constructor): token. Every option but token has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
@@ -65,6 +65,8 @@ final class RedLock
      *     fencing?: bool,
      *     auto_release?: bool,
      *     throw_on_lost?: bool,
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>,
      *     tls?: array{
      *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
      *         local_pk?: string|null, passphrase?: string|null, verify_peer?: bool,
@@ -74,8 +76,9 @@ final class RedLock
      *     Defaults: retry_count 3, retry_delay 200 ms, retry_jitter 100 ms,
      *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
      *     timeout 50 ms, persistent true, prefix "", fencing false,
-     *     auto_release true, throw_on_lost false; each default comes from
-     *     the INI entry redlock.<option>. prefix is at most 512 bytes.
+     *     auto_release true, throw_on_lost false, auto_extend false,
+     *     max_hold 0 ms (no limit); each default comes from the INI entry
+     *     redlock.<option>. prefix is at most 512 bytes.
      *     fencing => true: each lock also gets Lock::$fence, a positive int
      *     that grows with every fenced acquisition of any resource under
      *     this prefix and node list (two more round trips, in parallel).
@@ -83,6 +86,10 @@ final class RedLock
      *     node; constructor only, no INI entry; does not turn TLS on by itself.
      *     Unknown settings, wrong types and unreadable files are a \ValueError
      *     naming the setting; the passphrase is never shown.
+     *     auto_extend => true: a background watchdog thread (its own
+     *     connections) extends the lock by its ttl every third of the ttl
+     *     until release(), the end of the request, max_hold ms (> 0) or the
+     *     first failed extension (then the lock is lost: isValid() false).
      *
      * @throws \ValueError empty node list, unparsable URI, port out of range,
      *     duplicate node, unknown option or node key, value out of range
@@ -112,6 +119,8 @@ final class RedLock
      *     fencing?: bool,
      *     auto_release?: bool,
      *     throw_on_lost?: bool,
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>,
      *     token?: non-empty-string
      * } $options Per-call overrides of the constructor options. token (per
      *     call only, 16 to 128 bytes, no NUL): use it instead of a random
@@ -150,6 +159,8 @@ final class RedLock
      *     fencing?: bool,
      *     auto_release?: bool,
      *     throw_on_lost?: bool,
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>,
      *     token?: non-empty-string
      * } $options Per-call overrides of the constructor options. token (per
      *     call only, 16 to 128 bytes, no NUL): use it instead of a random
@@ -304,7 +315,9 @@ final class Lock
     public function release(): bool {}
 
     /**
-     * Token-checked PEXPIRE on a quorum; resets validity and $ttl.
+     * Token-checked PEXPIRE on a quorum; resets validity and $ttl. On an
+     * auto_extend lock the watchdog then extends by the new $ttl; once the
+     * watchdog lost the lock, this returns false without asking the nodes.
      *
      * @param int<1, 2147483647> $ttl Milliseconds from now.
      *
@@ -318,8 +331,9 @@ final class Lock
     public function isValid(): bool {}
 
     /**
-     * Milliseconds of validity left (0 once expired), on a monotonic clock.
-     * Never throws.
+     * Milliseconds of validity left (0 once expired), on a monotonic clock;
+     * with auto_extend, as of the watchdog's last successful extension (0
+     * once an extension failed). Never throws.
      *
      * @return int<0, max>
      */
