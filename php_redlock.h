@@ -18,9 +18,14 @@ extern zend_module_entry redlock_module_entry;
  *   type   LONG    an int in [min, max]
  *          DOUBLE  a float in [min, max)
  *          BOOL
- *          STRING  at most max bytes, no NUL
+ *          STRING  min ... max bytes, no NUL
+ *          TLS     an array of TLS settings (REDLOCK_TLS_SETTINGS below);
+ *                  no INI entry, no global
  *   where  CALL    constructor and per call (lock(), synchronized())
- *          CTOR    constructor only (a \ValueError per call) */
+ *          CTOR    constructor only (a \ValueError per call)
+ *          PERCALL per call only (a \ValueError in the constructor); no INI entry, no global
+ * Options with an INI entry (CALL, CTOR) take their default from it; a
+ * PERCALL option is unset (0, false, "") unless the call gives it. */
 #define REDLOCK_OPTIONS(X)                                                   \
     X(retry_count,     LONG,   CALL, "3",    0, REDLOCK_MAX_RETRY_COUNT)     \
     X(retry_delay,     LONG,   CALL, "200",  0, INT_MAX)                     \
@@ -34,17 +39,50 @@ extern zend_module_entry redlock_module_entry;
     X(fencing,         BOOL,   CALL, "0",    0, 1)                           \
     X(auto_release,    BOOL,   CALL, "1",    0, 1)                           \
     X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)                           \
-    X(wake_on_release, BOOL,   CALL, "1",    0, 1)
+    X(auto_extend,     BOOL,   CALL, "0",    0, 1)                           \
+    X(max_hold,        LONG,   CALL, "0",    0, INT_MAX)                     \
+    X(wake_on_release, BOOL,   CALL, "1",    0, 1)                           \
+    X(token,           STRING, PERCALL, "",  RL_TOKEN_MIN, RL_TOKEN_MAX) \
+    X(tls,             TLS,    CTOR, NULL,   0, 0)
+
+/* Every TLS setting, once: the keys of the "tls" option and of a node's "tls"
+ * array, named as PHP's ssl stream-context options (API.md "TLS"). A node's
+ * array overrides the option setting by setting (redlock_options.c,
+ * redlock_nodes.c).  X(name, type, rl_tls_conf field)
+ *   FILE    a readable file (kept as an absolute path), or null for none
+ *   DIR     a readable directory (absolute), or null for none
+ *   SECRET  a string, never shown anywhere; null or "" for none
+ *   NAME    a host name or address, 1 ... 255 bytes, or null for the node's host
+ *   NOT     a bool, true by default, kept negated in the core's no_* field
+ *           (a zeroed rl_tls_conf is the one that verifies) */
+#define REDLOCK_TLS_SETTINGS(X)                      \
+    X(cafile,           FILE,   cafile)               \
+    X(capath,           DIR,    capath)               \
+    X(local_cert,       FILE,   local_cert)           \
+    X(local_pk,         FILE,   local_pk)             \
+    X(passphrase,       SECRET, passphrase)           \
+    X(verify_peer,      NOT,    no_verify_peer)       \
+    X(verify_peer_name, NOT,    no_verify_peer_name)  \
+    X(peer_name,        NAME,   peer_name)
 
 /* C type of an option in the globals (the INI value) */
 #define REDLOCK_GLOBAL_TYPE_LONG zend_long
 #define REDLOCK_GLOBAL_TYPE_DOUBLE double
 #define REDLOCK_GLOBAL_TYPE_BOOL bool
 #define REDLOCK_GLOBAL_TYPE_STRING char *
-#define REDLOCK_OPTION_GLOBAL(name, type, where, ini, min, max) REDLOCK_GLOBAL_TYPE_##type name;
+/* REDLOCK_IF_INI_<where>(x): x for the options that have an INI entry (and a global) */
+#define REDLOCK_IF_INI_CALL(x) x
+#define REDLOCK_IF_INI_CTOR(x) x
+#define REDLOCK_IF_INI_PERCALL(x)
+#define REDLOCK_GLOBAL_LONG(name) REDLOCK_GLOBAL_TYPE_LONG name;
+#define REDLOCK_GLOBAL_DOUBLE(name) REDLOCK_GLOBAL_TYPE_DOUBLE name;
+#define REDLOCK_GLOBAL_BOOL(name) REDLOCK_GLOBAL_TYPE_BOOL name;
+#define REDLOCK_GLOBAL_STRING(name) REDLOCK_GLOBAL_TYPE_STRING name;
+#define REDLOCK_GLOBAL_TLS(name) /* no INI default */
+#define REDLOCK_OPTION_GLOBAL(name, type, where, ini, min, max) REDLOCK_IF_INI_##where(REDLOCK_GLOBAL_##type(name))
 
 ZEND_BEGIN_MODULE_GLOBALS(redlock)
-    /* INI defaults of every option */
+    /* INI defaults of every option that has one */
     REDLOCK_OPTIONS(REDLOCK_OPTION_GLOBAL)
     /* connection pool of this worker: identity -> php_redlock_pooled* (persistent) */
     HashTable pool;
@@ -52,6 +90,9 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     zend_long acquired, conflicts, quorum_failures, released, extended;
     /* per request: locks to release at request end; id -> php_redlock_held* */
     HashTable held;
+    /* per request: the watchdog's handles of the auto_extend locks acquired
+     * in it (rl_watch*), stopped at request end */
+    HashTable watched;
     bool held_active;
     uint64_t next_held_id;
     uint64_t request_id;

@@ -34,6 +34,7 @@ extern zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_OPT_TYPE_DOUBLE double
 #define REDLOCK_OPT_TYPE_BOOL bool
 #define REDLOCK_OPT_TYPE_STRING zend_string *
+#define REDLOCK_OPT_TYPE_TLS HashTable * /* validated settings (php_redlock_tls_parse), or NULL */
 
 /* The options of one RedLock or one call. */
 typedef struct php_redlock_opts {
@@ -49,12 +50,13 @@ typedef enum php_redlock_opt_id {
     REDLOCK_OPT_COUNT
 } php_redlock_opt_id;
 
-typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING } php_redlock_opt_type;
+typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING, REDLOCK_TLS } php_redlock_opt_type;
 
 /* where an option may be given: bits of php_redlock_opt_def.where */
 enum { REDLOCK_IN_CTOR = 1, REDLOCK_IN_CALL = 2 };
 #define REDLOCK_WHERE_CTOR REDLOCK_IN_CTOR
 #define REDLOCK_WHERE_CALL (REDLOCK_IN_CTOR | REDLOCK_IN_CALL)
+#define REDLOCK_WHERE_PERCALL REDLOCK_IN_CALL
 
 typedef struct php_redlock_opt_def {
     const char *name;
@@ -75,6 +77,16 @@ void php_redlock_opts_free(php_redlock_opts *o);
  * and returns FAILURE on bad input; the message names the option. */
 zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t argn, int where);
 
+/* TLS settings (REDLOCK_TLS_SETTINGS): the "tls" option and a node's "tls" array.
+ * Parse validates in (unknown keys, types, files that cannot be read: a
+ * \ValueError "<what> setting "x" ...") into a fresh array: name => absolute
+ * path | string | null | bool, the passphrase in a string of its own. */
+HashTable *php_redlock_tls_parse(HashTable *in, uint32_t argn, const char *what);
+/* Release a parsed array (the passphrase is wiped when the last reference goes). */
+void php_redlock_tls_release(HashTable *settings);
+/* Apply parsed settings over t, setting by setting (strings malloc'd); FAILURE only when out of memory. */
+zend_result php_redlock_tls_apply(rl_tls_conf *t, HashTable *settings);
+
 /* INI validators, one per option type; mh_arg3 is the option's php_redlock_opt_def. */
 ZEND_INI_MH(php_redlock_ini_update_LONG);
 ZEND_INI_MH(php_redlock_ini_update_DOUBLE);
@@ -88,6 +100,7 @@ ZEND_INI_MH(php_redlock_ini_update_STRING);
  *          STRING_OR_NULL  a string, or null for none
  *          SECRET          a string, or null or "" for none
  *          INT, BOOL
+ *          TLS             a bool, or an array of TLS settings (REDLOCK_TLS_SETTINGS) that turns TLS on
  *   limit  the rl_node_check() field whose limits apply (redlock_core/rl_uri.c) */
 #define REDLOCK_NODE_KEYS(X)                                                 \
     X(host,            STRING,         host,               RL_FIELD_HOST)    \
@@ -98,7 +111,7 @@ ZEND_INI_MH(php_redlock_ini_update_STRING);
     X(user,            STRING_OR_NULL, user,               RL_FIELD_NONE)    \
     X(password,        SECRET,         password,           RL_FIELD_NONE)    \
     X(database,        INT,            database,           RL_FIELD_DATABASE) \
-    X(tls,             BOOL,           tls,                RL_FIELD_NONE)
+    X(tls,             TLS,            tls,                RL_FIELD_NONE)
 
 /* A connection of this worker, kept across requests (REDLOCK_G(pool)). */
 typedef struct php_redlock_pooled {
@@ -179,6 +192,7 @@ typedef struct php_redlock_lock_obj {
     bool released;
     uint64_t fork_gen; /* a lock belongs to the process that acquired it */
     uint64_t held_id;  /* entry in the request-end release list, 0 when none */
+    rl_watch *watch;   /* auto_extend: the watchdog's handle (validity follows it), else NULL */
     zend_object std;
 } php_redlock_lock_obj;
 
@@ -190,9 +204,22 @@ static inline php_redlock_lock_obj *php_redlock_lock_from_obj(zend_object *o)
 #define REDLOCK_LOCK_PROP(l, slot) OBJ_PROP_NUM(&(l)->std, REDLOCK_LOCK_PROP_##slot)
 
 zend_result php_redlock_lock_class_init(zend_class_entry *ce);
-/* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g. */
+/* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g;
+ * watch (taken over too) when the auto_extend watchdog extends it, else NULL. */
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
-                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o);
+                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
+                                           rl_watch *watch);
+/* auto_extend: hand the lock just acquired on key to the watchdog (its own
+ * connections, made from copies of g's node settings). NULL when it could
+ * not (out of memory, no thread). */
+rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
+                                  const php_redlock_opts *o);
+/* Request end: stop watching every lock this request acquired (before they are released). */
+void php_redlock_watch_stop_all(void);
+/* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
+ * unknown (0), $ttl 0, $fence null, not on the request-end release list. */
+php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key,
+                                                zend_string *resource, zend_string *token);
 /* Release l's lock (release(), synchronized()); RL_* outcome. */
 int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call);
 /* Take l off the request-end release list. */

@@ -28,10 +28,16 @@ zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_INI_DISPLAY_DOUBLE NULL
 #define REDLOCK_INI_DISPLAY_BOOL zend_ini_boolean_displayer_cb
 #define REDLOCK_INI_DISPLAY_STRING NULL
-#define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi)                                                                \
+#define REDLOCK_INI_ENTRY_OF(n, t, ini)                                                                         \
     ZEND_INI_ENTRY3_EX("redlock." #n, ini, PHP_INI_ALL, php_redlock_ini_update_##t,                            \
                        (void *)XtOffsetOf(zend_redlock_globals, n), REDLOCK_INI_GLOBALS,                       \
                        (void *)&php_redlock_opt_defs[REDLOCK_OPT_##n], REDLOCK_INI_DISPLAY_##t)
+#define REDLOCK_INI_ENTRY_LONG REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_DOUBLE REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_BOOL REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_STRING REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_TLS(n, t, ini) /* the tls option has no INI entry */
+#define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi) REDLOCK_IF_INI_##w(REDLOCK_INI_ENTRY_##t(n, t, ini))
 
 PHP_INI_BEGIN()
     REDLOCK_OPTIONS(REDLOCK_INI_ENTRY)
@@ -74,6 +80,8 @@ PHP_MINIT_FUNCTION(redlock)
 
 PHP_MSHUTDOWN_FUNCTION(redlock)
 {
+    /* stops every watch and joins the watchdog thread, before this code is unloaded */
+    rl_watchdog_shutdown();
     UNREGISTER_INI_ENTRIES();
     return SUCCESS;
 }
@@ -93,6 +101,7 @@ PHP_RINIT_FUNCTION(redlock)
  * max_execution_time, so every lock still held by this request is released. */
 PHP_RSHUTDOWN_FUNCTION(redlock)
 {
+    /* stops watching this request's auto_extend locks, then releases (auto_release) */
     php_redlock_held_release_all();
 
     /* Before the process moves on (a CLI job may make no further call):
@@ -140,11 +149,23 @@ PHP_MINFO_FUNCTION(redlock)
     php_info_print_table_row(2, "Version", PHP_REDLOCK_VERSION);
     snprintf(buf, sizeof(buf), "%d.%d.%d", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
     php_info_print_table_row(2, "hiredis version", buf);
-    php_info_print_table_row(2, "TLS support", "no");
+    /* "yes (OpenSSL 3.0.x ...)" when the core was built with OpenSSL (configure found it) */
+    if (rl_tls_available()) {
+        const char *v = rl_tls_version();
+        char tls[160];
+        snprintf(tls, sizeof(tls), "yes (%s)", v ? v : "OpenSSL");
+        php_info_print_table_row(2, "TLS", tls);
+    } else {
+        php_info_print_table_row(2, "TLS", "no");
+    }
     snprintf(buf, sizeof(buf), "%u", zend_hash_num_elements(&REDLOCK_G(pool)));
     php_info_print_table_row(2, "Pooled connections", buf);
     snprintf(buf, sizeof(buf), "%u", open);
     php_info_print_table_row(2, "Open connections", buf);
+    int running = 0;
+    snprintf(buf, sizeof(buf), "%d", rl_watchdog_active(&running));
+    php_info_print_table_row(2, "auto_extend watched locks", buf);
+    php_info_print_table_row(2, "auto_extend watchdog thread", running ? "running" : "not started");
     php_info_print_table_end();
     DISPLAY_INI_ENTRIES();
 }

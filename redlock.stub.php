@@ -17,6 +17,10 @@ final class RedLock
 
     public function isLocked(string $resource): bool {}
 
+    public function restore(string $resource, string $token): RedLock\Lock {}
+
+    public function forceRelease(string $resource): bool {}
+
     public function quorum(): int {}
 
     public function nodes(): array {}
@@ -47,6 +51,8 @@ final class Lock
     public function remaining(): int {}
 
     public function isReleased(): bool {}
+
+    public function isHeld(): bool {}
 }
 
 class Exception extends \RuntimeException

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 73faf5a9fe465c45cfe52d17ed45170795141d25 */
+ * Stub hash: 59a583abd296c76c2feabaa4e0cf7b15ef8f08ee */
 
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_RedLock___construct, 0, 0, 1)
 	ZEND_ARG_TYPE_INFO(0, nodes, IS_ARRAY, 0)
@@ -23,6 +23,13 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_isLocked, 0, 1, _I
 	ZEND_ARG_TYPE_INFO(0, resource, IS_STRING, 0)
 ZEND_END_ARG_INFO()
 
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_RedLock_restore, 0, 2, RedLock\\Lock, 0)
+	ZEND_ARG_TYPE_INFO(0, resource, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, token, IS_STRING, 0)
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_RedLock_forceRelease arginfo_class_RedLock_isLocked
+
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_quorum, 0, 0, IS_LONG, 0)
 ZEND_END_ARG_INFO()
 
@@ -44,11 +51,15 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_RedLock_Lock_isReleased arginfo_class_RedLock_Lock_release
 
+#define arginfo_class_RedLock_Lock_isHeld arginfo_class_RedLock_Lock_release
+
 
 ZEND_METHOD(RedLock, __construct);
 ZEND_METHOD(RedLock, lock);
 ZEND_METHOD(RedLock, synchronized);
 ZEND_METHOD(RedLock, isLocked);
+ZEND_METHOD(RedLock, restore);
+ZEND_METHOD(RedLock, forceRelease);
 ZEND_METHOD(RedLock, quorum);
 ZEND_METHOD(RedLock, nodes);
 ZEND_METHOD(RedLock, stats);
@@ -57,6 +68,7 @@ ZEND_METHOD(RedLock_Lock, extend);
 ZEND_METHOD(RedLock_Lock, isValid);
 ZEND_METHOD(RedLock_Lock, remaining);
 ZEND_METHOD(RedLock_Lock, isReleased);
+ZEND_METHOD(RedLock_Lock, isHeld);
 
 
 static const zend_function_entry class_RedLock_methods[] = {
@@ -64,6 +76,8 @@ static const zend_function_entry class_RedLock_methods[] = {
 	ZEND_ME(RedLock, lock, arginfo_class_RedLock_lock, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, synchronized, arginfo_class_RedLock_synchronized, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, isLocked, arginfo_class_RedLock_isLocked, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock, restore, arginfo_class_RedLock_restore, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock, forceRelease, arginfo_class_RedLock_forceRelease, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, quorum, arginfo_class_RedLock_quorum, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, nodes, arginfo_class_RedLock_nodes, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, stats, arginfo_class_RedLock_stats, ZEND_ACC_PUBLIC)
@@ -77,6 +91,7 @@ static const zend_function_entry class_RedLock_Lock_methods[] = {
 	ZEND_ME(RedLock_Lock, isValid, arginfo_class_RedLock_Lock_isValid, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock_Lock, remaining, arginfo_class_RedLock_Lock_remaining, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock_Lock, isReleased, arginfo_class_RedLock_Lock_isReleased, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock_Lock, isHeld, arginfo_class_RedLock_Lock_isHeld, ZEND_ACC_PUBLIC)
 	ZEND_FE_END
 };
 

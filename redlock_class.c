@@ -1,4 +1,5 @@
-/* redlock_class.c -- class RedLock: the constructor, lock(), synchronized(), isLocked(), quorum(), nodes(), stats(). */
+/* redlock_class.c -- class RedLock: the constructor, lock(), synchronized(), isLocked(), restore(), forceRelease(),
+ * quorum(), nodes(), stats(). */
 #include "php_redlock_int.h"
 
 static zend_object_handlers php_redlock_handlers;
@@ -121,6 +122,11 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
         .drift_factor = o.drift_factor,
         .wake_on_release = o.wake_on_release,
     };
+    /* a caller-chosen token (API.md "Restore"): checked by the option's limits */
+    if (ZSTR_LEN(o.token) > 0) {
+        ro.token = ZSTR_VAL(o.token);
+        ro.token_len = ZSTR_LEN(o.token);
+    }
     /* the fence counter: one key per prefix, no lock key can equal it (resources have no NUL) */
     static const char fence_suffix[] = "\0redlock:fence";
     char fence_key[REDLOCK_MAX_PREFIX + sizeof(fence_suffix)];
@@ -142,8 +148,17 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
         if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
         zend_string_release(key);
     } else if (r == RL_ACQUIRED) {
-        REDLOCK_G(acquired)++;
-        l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o);
+        rl_watch *w = o.auto_extend ? php_redlock_watch_start(g, key, ttl, &info, &o) : NULL;
+        if (o.auto_extend && !w) {
+            /* a lock that would silently expire under work of unknown length is worse than none */
+            rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
+            zend_string_release(key);
+            zend_throw_exception(php_redlock_exception_ce,
+                                 "lock: could not start the auto_extend watchdog (out of memory or no thread)", 0);
+        } else {
+            REDLOCK_G(acquired)++;
+            l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o, w);
+        }
     } else {
         if (r == RL_NO_QUORUM) {
             REDLOCK_G(quorum_failures)++;
@@ -257,6 +272,44 @@ PHP_METHOD(RedLock, isLocked)
     RETURN_BOOL(r == RL_YES);
 }
 
+PHP_METHOD(RedLock, restore)
+{
+    zend_string *resource, *token;
+    ZEND_PARSE_PARAMETERS_START(2, 2)
+        Z_PARAM_STR(resource)
+        Z_PARAM_STR(token)
+    ZEND_PARSE_PARAMETERS_END();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
+    /* the same limits as the "token" option */
+    if (ZSTR_LEN(token) < RL_TOKEN_MIN || ZSTR_LEN(token) > RL_TOKEN_MAX) {
+        zend_argument_value_error(2, "must be between %d and %d bytes long", RL_TOKEN_MIN, RL_TOKEN_MAX);
+        RETURN_THROWS();
+    }
+    if (memchr(ZSTR_VAL(token), '\0', ZSTR_LEN(token))) {
+        zend_argument_value_error(2, "must not contain NUL bytes");
+        RETURN_THROWS();
+    }
+    php_redlock_lock_restored(return_value, g, make_key(g, resource), resource, token);
+}
+
+PHP_METHOD(RedLock, forceRelease)
+{
+    zend_string *resource;
+    rl_call call;
+    ZEND_PARSE_PARAMETERS_START(1, 1)
+        Z_PARAM_STR(resource)
+    ZEND_PARSE_PARAMETERS_END();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
+    zend_string *key = make_key(g, resource);
+    php_redlock_group_prepare(g);
+    int r = rl_force_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &call);
+    zend_string_release(key);
+    if (php_redlock_throw_same_server(g, &call, r, "forceRelease")) RETURN_THROWS();
+    RETURN_BOOL(r == RL_RELEASED);
+}
+
 PHP_METHOD(RedLock, quorum)
 {
     ZEND_PARSE_PARAMETERS_NONE();
@@ -303,6 +356,7 @@ PHP_METHOD(RedLock, stats)
     add_assoc_long(return_value, "quorum_failures", REDLOCK_G(quorum_failures));
     add_assoc_long(return_value, "released", REDLOCK_G(released));
     add_assoc_long(return_value, "extended", REDLOCK_G(extended));
+    add_assoc_long(return_value, "auto_extended", (zend_long)rl_watchdog_extended());
 
     /* every connection of this worker, merged by node name (a server may
      * have several: another database, user or persistence setting) */

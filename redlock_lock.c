@@ -16,6 +16,8 @@ static zend_object *php_redlock_lock_create(zend_class_entry *ce)
 static void php_redlock_lock_free(zend_object *obj)
 {
     php_redlock_lock_obj *l = php_redlock_lock_from_obj(obj);
+    /* the handle only: the watchdog keeps extending until release() or the request's end */
+    if (l->watch) rl_watch_unref(l->watch);
     php_redlock_group_release(l->g);
     if (l->key) zend_string_release(l->key);
     zend_object_std_dtor(obj);
@@ -57,7 +59,7 @@ zend_result php_redlock_lock_class_init(zend_class_entry *ce)
 typedef struct php_redlock_held {
     php_redlock_group *g;
     zend_string *key;
-    char token[RL_TOKEN_LEN + 1];
+    char token[RL_TOKEN_MAX + 1]; /* random or the caller's ("token" option) */
     uint64_t fork_gen;
 } php_redlock_held;
 
@@ -80,7 +82,7 @@ static void held_add(php_redlock_lock_obj *l)
     php_redlock_held *h = emalloc(sizeof(*h));
     *h = (php_redlock_held){.g = l->g, .key = zend_string_copy(l->key), .fork_gen = l->fork_gen};
     l->g->refcount++;
-    memcpy(h->token, l->info.token, sizeof(h->token));
+    memcpy(h->token, l->info.token, l->info.token_len + 1);
     l->held_id = ++REDLOCK_G(next_held_id);
     zend_hash_index_add_new_ptr(&REDLOCK_G(held), l->held_id, h);
 }
@@ -96,31 +98,82 @@ static int release_token(php_redlock_group *g, zend_string *key, const char *tok
 
 int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call)
 {
+    /* no extension may follow the release: stop waits for one in flight */
+    if (l->watch) rl_watch_stop(l->watch);
     return release_token(l->g, l->key, l->info.token, call);
 }
 
 void php_redlock_held_start(void)
 {
     zend_hash_init(&REDLOCK_G(held), 8, NULL, held_dtor, 0);
+    zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
     REDLOCK_G(held_active) = true;
+}
+
+/* ---------- auto_extend: the watchdog (redlock_core/rl_watchdog.c) ---------- */
+
+rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
+                                  const php_redlock_opts *o)
+{
+    /* the node settings as the pooled connections have them (with the
+     * password, which the group does not keep) and this group's timeouts;
+     * the watchdog copies them into connections of its own */
+    rl_node_conf confs[RL_MAX_NODES];
+    for (int i = 0; i < g->n; i++) {
+        confs[i] = *rl_conn_conf(g->conns[i]);
+        confs[i].connect_timeout_ms = g->connect_timeout[i];
+        confs[i].timeout_ms = g->timeout[i];
+    }
+    rl_watch_spec spec = {
+        .confs = confs,
+        .n = g->n,
+        .key = ZSTR_VAL(key),
+        .keylen = ZSTR_LEN(key),
+        .token = info->token,
+        .ttl_ms = (int)ttl,
+        .drift_factor = o->drift_factor,
+        .max_hold_ms = o->max_hold,
+    };
+    rl_watch *w = rl_watch_start(&spec, info);
+    if (w && REDLOCK_G(held_active)) {
+        /* the request's own reference: stopped at its end, whatever became of the object */
+        rl_watch_ref(w);
+        zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), w);
+    }
+    return w;
+}
+
+void php_redlock_watch_stop_all(void)
+{
+    rl_watch *w;
+    if (!REDLOCK_G(held_active)) return;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), w) {
+        rl_watch_stop(w); /* a fork child's copy: a no-op, the parent keeps extending */
+        rl_watch_unref(w);
+    } ZEND_HASH_FOREACH_END();
+    zend_hash_destroy(&REDLOCK_G(watched));
+    zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
 }
 
 void php_redlock_held_release_all(void)
 {
     php_redlock_held *h;
     uint64_t gen = rl_fork_generation();
+    php_redlock_watch_stop_all(); /* before the releases: no extension after them */
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(held), h) {
         if (h->fork_gen != gen) continue; /* the parent's lock, not this process' */
         release_token(h->g, h->key, h->token, NULL);
     } ZEND_HASH_FOREACH_END();
     REDLOCK_G(held_active) = false;
     zend_hash_destroy(&REDLOCK_G(held));
+    zend_hash_destroy(&REDLOCK_G(watched));
 }
 
 /* ---------- a new lock ---------- */
 
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
-                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o)
+                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
+                                           rl_watch *watch)
 {
     object_init_ex(out, php_redlock_lock_ce);
     php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
@@ -131,8 +184,9 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
     l->drift_factor = o->drift_factor;
     l->throw_on_lost = o->throw_on_lost;
     l->fork_gen = rl_fork_generation();
+    l->watch = watch;
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
-    ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, RL_TOKEN_LEN);
+    ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, info->token_len);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
     if (o->fencing)
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, FENCE), (zend_long)info->fence);
@@ -140,6 +194,29 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
         ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
 
     if (o->auto_release && REDLOCK_G(held_active)) held_add(l);
+    return l;
+}
+
+php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key,
+                                                zend_string *resource, zend_string *token)
+{
+    object_init_ex(out, php_redlock_lock_ce);
+    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
+    l->g = g;
+    g->refcount++;
+    l->key = key;
+    /* validity unknown until an extend() succeeds: valid_until_us 0 */
+    memcpy(l->info.token, ZSTR_VAL(token), ZSTR_LEN(token));
+    l->info.token[ZSTR_LEN(token)] = '\0';
+    l->info.token_len = ZSTR_LEN(token);
+    l->drift_factor = g->opts.drift_factor;
+    l->throw_on_lost = g->opts.throw_on_lost;
+    l->fork_gen = rl_fork_generation();
+    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
+    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, TOKEN), token);
+    ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), 0);
+    ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
+    /* not acquired by this process: never released at request end */
     return l;
 }
 
@@ -182,16 +259,28 @@ PHP_METHOD(RedLock_Lock, extend)
     if (php_redlock_check_ttl(ttl, 1) != SUCCESS) RETURN_THROWS();
     php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(ZEND_THIS);
     if (!lock_is_ours(l)) RETURN_FALSE;
-    int r = RL_LOST;
+    int r = RL_LOST, lost = 0;
     if (!l->released) {
         info = l->info;
-        php_redlock_group_prepare(l->g);
-        r = rl_extend(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, (int)ttl, l->drift_factor, &info,
-                      &call);
-        /* whatever the outcome: a failed extend may have shortened the TTL
-         * on the nodes that ran it, and the core never lets validity grow then */
-        l->info = info;
-        if (php_redlock_throw_same_server(l->g, &call, r, "extend")) RETURN_THROWS();
+        if (l->watch) {
+            /* the watchdog waits while we extend; its validity is the lock's */
+            rl_lock_info cur;
+            lost = rl_watch_pause(l->watch, &cur) == RL_WATCH_LOST;
+            info.start_us = cur.start_us;
+            info.valid_until_us = cur.valid_until_us;
+            info.validity_ms = cur.validity_ms;
+        }
+        if (!lost) {
+            /* a lock the watchdog lost stays lost, as any lost lock */
+            php_redlock_group_prepare(l->g);
+            r = rl_extend(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, (int)ttl, l->drift_factor,
+                          &info, &call);
+            /* whatever the outcome: a failed extend may have shortened the TTL
+             * on the nodes that ran it, and the core never lets validity grow then */
+            l->info = info;
+        }
+        if (l->watch) rl_watch_resume(l->watch, r, (int)ttl, &info);
+        if (!lost && php_redlock_throw_same_server(l->g, &call, r, "extend")) RETURN_THROWS();
     }
     if (r == RL_EXTENDED) {
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
@@ -199,6 +288,13 @@ PHP_METHOD(RedLock_Lock, extend)
         RETURN_TRUE;
     }
     if (l->throw_on_lost && r == RL_LOST) {
+        if (lost) {
+            rl_watch_status st;
+            rl_watch_status_get(l->watch, &st);
+            zend_throw_exception_ex(php_redlock_lost_ce, 0, "extend: the lock on \"%s\" was lost (auto_extend: %s)",
+                                    Z_STRVAL_P(REDLOCK_LOCK_PROP(l, RESOURCE)), st.reason);
+            RETURN_THROWS();
+        }
         zend_throw_exception_ex(php_redlock_lost_ce, 0, "extend: the lock on \"%s\" is %s",
                                 Z_STRVAL_P(REDLOCK_LOCK_PROP(l, RESOURCE)),
                                 l->released ? "released" : "gone (expired or taken)");
@@ -211,6 +307,8 @@ static zend_long lock_remaining(php_redlock_lock_obj *l)
 {
     /* a forked child inherits the object, not the lock */
     if (l->released || !lock_is_ours(l)) return 0;
+    /* auto_extend: the watchdog's last successful extension, 0 once it lost the lock */
+    if (l->watch) return (zend_long)rl_watch_remaining_ms(l->watch);
     return (zend_long)rl_remaining_ms(&l->info, rl_clock_monotonic.now_us(NULL));
 }
 
@@ -230,4 +328,24 @@ PHP_METHOD(RedLock_Lock, isReleased)
 {
     ZEND_PARSE_PARAMETERS_NONE();
     RETURN_BOOL(Z_REDLOCK_LOCK_P(ZEND_THIS)->released);
+}
+
+/* Asks the nodes (GET compared with our token), whatever this object knows:
+ * also after release() or once the validity ran out. */
+PHP_METHOD(RedLock_Lock, isHeld)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(ZEND_THIS);
+    rl_call call;
+    /* a forked child inherits the object, not the lock */
+    if (!lock_is_ours(l)) RETURN_FALSE;
+    php_redlock_group_prepare(l->g);
+    int r = rl_is_held(&l->g->ctx, ZSTR_VAL(l->key), ZSTR_LEN(l->key), l->info.token, l->info.token_len, &call);
+    if (php_redlock_throw_same_server(l->g, &call, r, "isHeld")) RETURN_THROWS();
+    if (r == RL_NO_QUORUM || r == RL_ERROR) {
+        REDLOCK_G(quorum_failures)++;
+        php_redlock_throw_quorum(l->g, &call, "isHeld");
+        RETURN_THROWS();
+    }
+    RETURN_BOOL(r == RL_YES);
 }

@@ -14,6 +14,34 @@ void php_redlock_pooled_dtor(zval *zv)
     free(p);
 }
 
+/* the SHA-1 of a secret in hex: the pool key never holds a secret */
+static void append_secret_hash(smart_str *s, const char *secret)
+{
+    PHP_SHA1_CTX ctx;
+    unsigned char digest[20];
+    char hex[41];
+    PHP_SHA1Init(&ctx);
+    PHP_SHA1Update(&ctx, (const unsigned char *)secret, strlen(secret));
+    PHP_SHA1Final(digest, &ctx);
+    make_digest_ex(hex, digest, 20);
+    smart_str_appendl(s, hex, 40);
+}
+
+/* "|name=<length>:<value>" (a path may contain any byte but NUL), "|name=-" when not set */
+static void append_setting(smart_str *s, const char *name, const char *v)
+{
+    smart_str_appendc(s, '|');
+    smart_str_appends(s, name);
+    smart_str_appendc(s, '=');
+    if (!v) {
+        smart_str_appendc(s, '-');
+        return;
+    }
+    smart_str_append_unsigned(s, strlen(v));
+    smart_str_appendc(s, ':');
+    smart_str_appends(s, v);
+}
+
 static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent, bool sub)
 {
     if (c->socket) {
@@ -30,18 +58,24 @@ static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent, 
     smart_str_appends(s, "|user=");
     if (c->user) smart_str_appends(s, c->user);
     smart_str_appends(s, "|pw=");
-    if (c->password) {
-        /* the pool key holds a hash of the password, never the password */
-        PHP_SHA1_CTX ctx;
-        unsigned char digest[20];
-        char hex[41];
-        PHP_SHA1Init(&ctx);
-        PHP_SHA1Update(&ctx, (const unsigned char *)c->password, strlen(c->password));
-        PHP_SHA1Final(digest, &ctx);
-        make_digest_ex(hex, digest, 20);
-        smart_str_appendl(s, hex, 40);
+    if (c->password) append_secret_hash(s, c->password); /* a hash of the password, never the password */
+    if (c->tls) {
+        /* every TLS setting is part of the identity: another CA, client
+         * certificate or peer name is another connection */
+        const rl_tls_conf *t = &c->tls_conf;
+        smart_str_appends(s, "|tls");
+        append_setting(s, "cafile", t->cafile);
+        append_setting(s, "capath", t->capath);
+        append_setting(s, "local_cert", t->local_cert);
+        append_setting(s, "local_pk", t->local_pk);
+        smart_str_appends(s, "|passphrase=");
+        if (t->passphrase) append_secret_hash(s, t->passphrase);
+        append_setting(s, "peer_name", t->peer_name);
+        smart_str_appends(s, t->no_verify_peer ? "|no_verify_peer" : "|verify_peer");
+        smart_str_appends(s, t->no_verify_peer_name ? "|no_verify_peer_name" : "|verify_peer_name");
+    } else {
+        smart_str_appends(s, "|plain");
     }
-    smart_str_appends(s, c->tls ? "|tls" : "|plain");
     smart_str_appends(s, persistent ? "|p" : "|np");
     if (sub) smart_str_appends(s, "|sub");
     smart_str_0(s);
@@ -124,7 +158,7 @@ void php_redlock_group_wait_done(php_redlock_group *g)
 
 /* ---------- node parsing ---------- */
 
-typedef enum { NODE_STRING, NODE_STRING_OR_NULL, NODE_SECRET, NODE_INT, NODE_BOOL } node_key_type;
+typedef enum { NODE_STRING, NODE_STRING_OR_NULL, NODE_SECRET, NODE_INT, NODE_BOOL, NODE_TLS } node_key_type;
 
 typedef struct node_key {
     const char *name;
@@ -171,7 +205,10 @@ static void node_key_names(smart_str *s)
     smart_str_0(s);
 }
 
-static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong idx, rl_node_conf *c)
+/* *tls_settings: the node's "tls" array when it gave one (turns TLS on; applied
+ * over the option's settings by node_tls()) */
+static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong idx, rl_node_conf *c,
+                                   HashTable **tls_settings)
 {
     zend_string *k;
     zval *v;
@@ -234,6 +271,19 @@ static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong i
             }
             *(int *)((char *)c + nk->offset) = Z_TYPE_P(v) == IS_TRUE;
             break;
+        case NODE_TLS:
+            /* true, [] or an array of settings: TLS on; false: off */
+            if (Z_TYPE_P(v) == IS_ARRAY) {
+                *(int *)((char *)c + nk->offset) = 1;
+                *tls_settings = Z_ARRVAL_P(v);
+            } else if (Z_TYPE_P(v) == IS_TRUE || Z_TYPE_P(v) == IS_FALSE) {
+                *(int *)((char *)c + nk->offset) = Z_TYPE_P(v) == IS_TRUE;
+                *tls_settings = NULL;
+            } else {
+                NODE_TYPE_ERR("\"%s\" must be of type array|bool, %s given", f, zend_zval_type_name(v));
+                return FAILURE;
+            }
+            break;
         }
     } ZEND_HASH_FOREACH_END();
     if (!c->host && !c->socket) {
@@ -254,6 +304,62 @@ static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong i
         return FAILURE;
     }
     return SUCCESS;
+}
+
+/* The TLS settings of TLS node c: the defaults, the "tls" option's settings,
+ * then the node's own array (node_settings, may be NULL) setting by setting. */
+static zend_result node_tls(php_redlock_group *g, rl_node_conf *c, HashTable *node_settings, zend_string *key,
+                            zend_ulong idx)
+{
+    if (!rl_tls_available()) {
+        NODE_ERR("TLS (rediss:// or \"tls\") is not available: this redlock was built without TLS support "
+                 "(configure found no OpenSSL, or --disable-redlock-tls)");
+        return FAILURE;
+    }
+    if (c->socket) {
+        NODE_ERR("\"tls\" cannot be used with a unix socket");
+        return FAILURE;
+    }
+    c->tls_conf = (rl_tls_conf){0}; /* verifies peer and name */
+    if (php_redlock_tls_apply(&c->tls_conf, g->opts.tls) != SUCCESS) {
+        zend_throw_error(NULL, "out of memory");
+        return FAILURE;
+    }
+    if (node_settings) {
+        char what[96];
+        if (key)
+            snprintf(what, sizeof(what), "entry \"%.40s%s\": \"tls\"", ZSTR_VAL(key), ZSTR_LEN(key) > 40 ? "..." : "");
+        else
+            snprintf(what, sizeof(what), "entry " ZEND_ULONG_FMT ": \"tls\"", idx);
+        HashTable *parsed = php_redlock_tls_parse(node_settings, 1, what);
+        if (!parsed) return FAILURE;
+        zend_result r = php_redlock_tls_apply(&c->tls_conf, parsed);
+        php_redlock_tls_release(parsed);
+        if (r != SUCCESS) {
+            zend_throw_error(NULL, "out of memory");
+            return FAILURE;
+        }
+    }
+    /* a key or a passphrase without the certificate they belong to would be ignored without a word */
+    if (!c->tls_conf.local_cert && c->tls_conf.local_pk) {
+        NODE_ERR("TLS setting \"local_pk\" needs \"local_cert\"");
+        return FAILURE;
+    }
+    if (!c->tls_conf.local_cert && c->tls_conf.passphrase) {
+        NODE_ERR("TLS setting \"passphrase\" needs \"local_cert\"");
+        return FAILURE;
+    }
+    return SUCCESS;
+}
+
+/* A secret of c no longer needed once the pooled connection has its copy. */
+static void wipe_secret(char **secret)
+{
+    if (*secret) {
+        ZEND_SECURE_ZERO(*secret, strlen(*secret));
+        free(*secret);
+        *secret = NULL;
+    }
 }
 
 zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
@@ -282,6 +388,7 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
         };
         g->n++; /* counted before parsing so a failure frees it */
         ZVAL_DEREF(v);
+        HashTable *tls_settings = NULL;
         if (Z_TYPE_P(v) == IS_STRING) {
             char err[160];
             if (rl_uri_parse(Z_STRVAL_P(v), Z_STRLEN_P(v), c, err, sizeof(err)) != 0) {
@@ -289,15 +396,12 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
                 return FAILURE;
             }
         } else if (Z_TYPE_P(v) == IS_ARRAY) {
-            if (node_from_array(Z_ARRVAL_P(v), key, idx, c) != SUCCESS) return FAILURE;
+            if (node_from_array(Z_ARRVAL_P(v), key, idx, c, &tls_settings) != SUCCESS) return FAILURE;
         } else {
             NODE_TYPE_ERR("must be of type string|array, %s given", zend_zval_type_name(v));
             return FAILURE;
         }
-        if (c->tls) {
-            NODE_ERR("TLS (rediss:// or \"tls\") is not available in this version");
-            return FAILURE;
-        }
+        if (c->tls && node_tls(g, c, tls_settings, key, idx) != SUCCESS) return FAILURE;
     } ZEND_HASH_FOREACH_END();
 
     /* one Redis server counted twice would forge a quorum: the database or
@@ -329,13 +433,10 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
             return FAILURE;
         }
         g->conns[i] = g->pooled[i]->conn;
-        /* the group keeps node descriptions for nodes(); the secret lives
+        /* the group keeps node descriptions for nodes(); the secrets live
          * only in the pooled connection */
-        if (c->password) {
-            memset(c->password, 0, strlen(c->password));
-            free(c->password);
-            c->password = NULL;
-        }
+        wipe_secret(&c->password);
+        wipe_secret(&c->tls_conf.passphrase);
     }
     g->net = (rl_net){.conns = g->conns, .n = g->n, .clock = &rl_clock_monotonic};
     g->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &g->net};

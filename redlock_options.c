@@ -1,5 +1,11 @@
-/* redlock_options.c -- the options: their table, INI defaults and validators, the options-array parser. */
+/* redlock_options.c -- the options: their table, INI defaults and validators, the options-array parser, TLS settings. */
 #include "php_redlock_int.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "main/fopen_wrappers.h"
+#include "zend_smart_str.h"
 
 const php_redlock_opt_def php_redlock_opt_defs[REDLOCK_OPT_COUNT] = {
 #define X(n, t, w, ini, lo, hi)                                                                                  \
@@ -11,14 +17,24 @@ const php_redlock_opt_def php_redlock_opt_defs[REDLOCK_OPT_COUNT] = {
 
 _Static_assert(REDLOCK_OPT_COUNT <= 32, "options are tracked in a 32-bit mask");
 
-#define REDLOCK_FROM_INI_LONG(to, from) (to) = (from)
-#define REDLOCK_FROM_INI_DOUBLE(to, from) (to) = (from)
-#define REDLOCK_FROM_INI_BOOL(to, from) (to) = (from)
-#define REDLOCK_FROM_INI_STRING(to, from) (to) = zend_string_init((from) ? (from) : "", (from) ? strlen(from) : 0, 0)
+#define REDLOCK_FROM_INI_LONG(to, n) (to) = REDLOCK_G(n)
+#define REDLOCK_FROM_INI_DOUBLE(to, n) (to) = REDLOCK_G(n)
+#define REDLOCK_FROM_INI_BOOL(to, n) (to) = REDLOCK_G(n)
+#define REDLOCK_FROM_INI_STRING(to, n)                                                                         \
+    (to) = zend_string_init(REDLOCK_G(n) ? REDLOCK_G(n) : "", REDLOCK_G(n) ? strlen(REDLOCK_G(n)) : 0, 0)
+#define REDLOCK_FROM_INI_TLS(to, n) (to) = NULL /* no INI entry */
+/* a PERCALL option (no INI entry): unset */
+#define REDLOCK_UNSET_LONG(to) (to) = 0
+#define REDLOCK_UNSET_DOUBLE(to) (to) = 0
+#define REDLOCK_UNSET_BOOL(to) (to) = false
+#define REDLOCK_UNSET_STRING(to) (to) = ZSTR_EMPTY_ALLOC()
+#define REDLOCK_DEFAULT_CALL(t, to, n) REDLOCK_FROM_INI_##t(to, n)
+#define REDLOCK_DEFAULT_CTOR(t, to, n) REDLOCK_FROM_INI_##t(to, n)
+#define REDLOCK_DEFAULT_PERCALL(t, to, n) REDLOCK_UNSET_##t(to)
 
 void php_redlock_opts_from_ini(php_redlock_opts *o)
 {
-#define X(n, t, w, ini, lo, hi) REDLOCK_FROM_INI_##t(o->n, REDLOCK_G(n));
+#define X(n, t, w, ini, lo, hi) REDLOCK_DEFAULT_##w(t, o->n, n);
     REDLOCK_OPTIONS(X)
 #undef X
 }
@@ -27,10 +43,13 @@ void php_redlock_opts_from_ini(php_redlock_opts *o)
 #define REDLOCK_COPY_DOUBLE(v)
 #define REDLOCK_COPY_BOOL(v)
 #define REDLOCK_COPY_STRING(v) zend_string_copy(v)
+#define REDLOCK_COPY_TLS(v)                                                                                    \
+    if (v) GC_ADDREF(v)
 #define REDLOCK_FREE_LONG(v)
 #define REDLOCK_FREE_DOUBLE(v)
 #define REDLOCK_FREE_BOOL(v)
 #define REDLOCK_FREE_STRING(v) zend_string_release(v)
+#define REDLOCK_FREE_TLS(v) php_redlock_tls_release(v)
 
 void php_redlock_opts_copy(php_redlock_opts *to, const php_redlock_opts *from)
 {
@@ -102,8 +121,12 @@ static zend_result opt_set(const php_redlock_opt_def *d, void *field, zval *v, u
             zend_argument_type_error(argn, "\"%s\" must be of type string, %s given", d->name, zend_zval_type_name(v));
             return FAILURE;
         }
-        if (Z_STRLEN_P(v) > (size_t)d->max) {
-            zend_argument_value_error(argn, "\"%s\" must be at most " ZEND_LONG_FMT " bytes", d->name, d->max);
+        if (Z_STRLEN_P(v) > (size_t)d->max || Z_STRLEN_P(v) < (size_t)d->min) {
+            if (d->min > 0)
+                zend_argument_value_error(argn, "\"%s\" must be between " ZEND_LONG_FMT " and " ZEND_LONG_FMT " bytes long",
+                                          d->name, d->min, d->max);
+            else
+                zend_argument_value_error(argn, "\"%s\" must be at most " ZEND_LONG_FMT " bytes", d->name, d->max);
             return FAILURE;
         }
         if (memchr(Z_STRVAL_P(v), '\0', Z_STRLEN_P(v))) {
@@ -113,8 +136,201 @@ static zend_result opt_set(const php_redlock_opt_def *d, void *field, zval *v, u
         zend_string_release(*(zend_string **)field);
         *(zend_string **)field = zend_string_copy(Z_STR_P(v));
         return SUCCESS;
+    case REDLOCK_TLS: {
+        if (Z_TYPE_P(v) != IS_ARRAY) {
+            zend_argument_type_error(argn, "\"%s\" must be of type array, %s given", d->name, zend_zval_type_name(v));
+            return FAILURE;
+        }
+        HashTable *t = php_redlock_tls_parse(Z_ARRVAL_P(v), argn, "\"tls\"");
+        if (!t) return FAILURE;
+        php_redlock_tls_release(*(HashTable **)field);
+        *(HashTable **)field = t;
+        return SUCCESS;
+    }
     }
     return FAILURE;
+}
+
+/* ---------- TLS settings: the "tls" option and a node's "tls" array ---------- */
+
+typedef enum { TLS_FILE, TLS_DIR, TLS_SECRET, TLS_NAME, TLS_NOT } tls_type;
+
+static const struct tls_setting {
+    const char *name;
+    tls_type type;
+    size_t offset; /* in rl_tls_conf: char * for strings, int (negated) for NOT */
+} tls_settings[] = {
+#define X(n, t, field) {.name = #n, .type = TLS_##t, .offset = offsetof(rl_tls_conf, field)},
+    REDLOCK_TLS_SETTINGS(X)
+#undef X
+};
+#define TLS_SETTINGS_COUNT (sizeof(tls_settings) / sizeof(tls_settings[0]))
+#define TLS_MAX_PATH 4095   /* PATH_MAX less its NUL */
+#define TLS_MAX_SECRET 1023 /* OpenSSL's PEM passphrase buffer (PEM_BUFSIZE) less its NUL */
+#define TLS_MAX_NAME 255
+
+static const struct tls_setting *tls_find(zend_string *k)
+{
+    for (size_t i = 0; i < TLS_SETTINGS_COUNT; i++)
+        if (zend_string_equals_cstr(k, tls_settings[i].name, strlen(tls_settings[i].name))) return &tls_settings[i];
+    return NULL;
+}
+
+/* "cafile, capath, ..." */
+static void tls_names(smart_str *s)
+{
+    for (size_t i = 0; i < TLS_SETTINGS_COUNT; i++) {
+        if (i) smart_str_appends(s, ", ");
+        smart_str_appends(s, tls_settings[i].name);
+    }
+    smart_str_0(s);
+}
+
+/* A FILE or DIR setting: absolute (relative to the current directory now, not
+ * at connect time, which may be in another request), inside open_basedir, and
+ * readable by this process right now. Throws and returns NULL otherwise. */
+static zend_string *tls_path(const char *path, bool dir, uint32_t argn, const char *what, const char *name)
+{
+    char *abs = expand_filepath(path, NULL);
+    if (!abs) {
+        zend_argument_value_error(argn, "%s setting \"%s\" cannot be resolved: %s", what, name, path);
+        return NULL;
+    }
+    if (php_check_open_basedir_ex(abs, 0) != 0) {
+        zend_argument_value_error(argn, "%s setting \"%s\" is outside open_basedir: %s", what, name, abs);
+        efree(abs);
+        return NULL;
+    }
+    int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (dir ? O_DIRECTORY : 0));
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        zend_argument_value_error(argn, "%s setting \"%s\" cannot be read: %s (%s)", what, name, abs, strerror(e));
+        efree(abs);
+        return NULL;
+    }
+    close(fd);
+    if (!dir && !S_ISREG(st.st_mode)) {
+        zend_argument_value_error(argn, "%s setting \"%s\" is not a regular file: %s", what, name, abs);
+        efree(abs);
+        return NULL;
+    }
+    zend_string *r = zend_string_init(abs, strlen(abs), 0);
+    efree(abs);
+    return r;
+}
+
+HashTable *php_redlock_tls_parse(HashTable *in, uint32_t argn, const char *what)
+{
+    HashTable *out = zend_new_array(TLS_SETTINGS_COUNT);
+    zend_string *k;
+    zend_ulong idx;
+    zval *v;
+    ZEND_HASH_FOREACH_KEY_VAL(in, idx, k, v) {
+        const struct tls_setting *ts = k ? tls_find(k) : NULL;
+        if (!ts) {
+            smart_str names = {0};
+            tls_names(&names);
+            if (k)
+                zend_argument_value_error(argn, "%s has an unknown setting \"%s\" (known: %s)", what, ZSTR_VAL(k),
+                                          ZSTR_VAL(names.s));
+            else
+                zend_argument_value_error(argn, "%s settings must have string keys (%s), key " ZEND_ULONG_FMT " given",
+                                          what, ZSTR_VAL(names.s), idx);
+            smart_str_free(&names);
+            goto fail;
+        }
+        const char *name = ts->name;
+        zval val;
+        ZVAL_DEREF(v);
+        if (ts->type == TLS_NOT) {
+            if (Z_TYPE_P(v) != IS_TRUE && Z_TYPE_P(v) != IS_FALSE) {
+                zend_argument_value_error(argn, "%s setting \"%s\" must be of type bool, %s given", what, name,
+                                          zend_zval_type_name(v));
+                goto fail;
+            }
+            ZVAL_BOOL(&val, Z_TYPE_P(v) == IS_TRUE);
+        } else if (Z_TYPE_P(v) == IS_NULL) {
+            ZVAL_NULL(&val); /* not set: the default, also over the option's value */
+        } else if (Z_TYPE_P(v) != IS_STRING) {
+            zend_argument_value_error(argn, "%s setting \"%s\" must be of type ?string, %s given", what, name,
+                                      zend_zval_type_name(v));
+            goto fail;
+        } else if (memchr(Z_STRVAL_P(v), '\0', Z_STRLEN_P(v))) {
+            zend_argument_value_error(argn, "%s setting \"%s\" must not contain NUL bytes", what, name);
+            goto fail;
+        } else {
+            size_t len = Z_STRLEN_P(v);
+            switch (ts->type) {
+            case TLS_SECRET:
+                if (len > TLS_MAX_SECRET) {
+                    zend_argument_value_error(argn, "%s setting \"%s\" must be at most %d bytes", what, name,
+                                              TLS_MAX_SECRET);
+                    goto fail;
+                }
+                /* a string of our own, wiped when released (never the caller's) */
+                if (len == 0)
+                    ZVAL_NULL(&val);
+                else
+                    ZVAL_STR(&val, zend_string_init(Z_STRVAL_P(v), len, 0));
+                break;
+            case TLS_NAME:
+                if (len < 1 || len > TLS_MAX_NAME) {
+                    zend_argument_value_error(argn, "%s setting \"%s\" must be between 1 and %d bytes", what, name,
+                                              TLS_MAX_NAME);
+                    goto fail;
+                }
+                ZVAL_STR_COPY(&val, Z_STR_P(v));
+                break;
+            default: { /* TLS_FILE, TLS_DIR */
+                if (len < 1 || len > TLS_MAX_PATH) {
+                    zend_argument_value_error(argn, "%s setting \"%s\" must be a path of 1 to %d bytes", what, name,
+                                              TLS_MAX_PATH);
+                    goto fail;
+                }
+                zend_string *p = tls_path(Z_STRVAL_P(v), ts->type == TLS_DIR, argn, what, name);
+                if (!p) goto fail;
+                ZVAL_STR(&val, p);
+                break;
+            }
+            }
+        }
+        zend_hash_str_update(out, name, strlen(name), &val);
+    } ZEND_HASH_FOREACH_END();
+    return out;
+fail:
+    php_redlock_tls_release(out);
+    return NULL;
+}
+
+void php_redlock_tls_release(HashTable *settings)
+{
+    if (!settings || GC_DELREF(settings) > 0) return;
+    zval *pp = zend_hash_str_find(settings, "passphrase", sizeof("passphrase") - 1);
+    if (pp && Z_TYPE_P(pp) == IS_STRING && !ZSTR_IS_INTERNED(Z_STR_P(pp)) && GC_REFCOUNT(Z_STR_P(pp)) == 1)
+        ZEND_SECURE_ZERO(Z_STRVAL_P(pp), Z_STRLEN_P(pp));
+    zend_array_destroy(settings);
+}
+
+zend_result php_redlock_tls_apply(rl_tls_conf *t, HashTable *settings)
+{
+    if (!settings) return SUCCESS;
+    for (size_t i = 0; i < TLS_SETTINGS_COUNT; i++) {
+        const struct tls_setting *ts = &tls_settings[i];
+        zval *v = zend_hash_str_find(settings, ts->name, strlen(ts->name));
+        if (!v) continue;
+        if (ts->type == TLS_NOT) {
+            *(int *)((char *)t + ts->offset) = Z_TYPE_P(v) != IS_TRUE; /* no_verify_*: 1 for false */
+            continue;
+        }
+        char **f = (char **)((char *)t + ts->offset);
+        if (*f && ts->type == TLS_SECRET) ZEND_SECURE_ZERO(*f, strlen(*f));
+        free(*f);
+        *f = NULL;
+        if (Z_TYPE_P(v) == IS_STRING && !(*f = strndup(Z_STRVAL_P(v), Z_STRLEN_P(v)))) return FAILURE;
+    }
+    return SUCCESS;
 }
 
 zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t argn, int where)
@@ -135,7 +351,11 @@ zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t 
             return FAILURE;
         }
         if (!(d->where & where)) {
-            zend_argument_value_error(argn, "\"%s\" is a constructor option and cannot be set per call", d->name);
+            if (where == REDLOCK_IN_CALL)
+                zend_argument_value_error(argn, "\"%s\" is a constructor option and cannot be set per call", d->name);
+            else
+                zend_argument_value_error(argn, "\"%s\" is a per-call option (lock(), synchronized()) and cannot be set in the constructor",
+                                          d->name);
             return FAILURE;
         }
         ZVAL_DEREF(v);

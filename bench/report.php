@@ -15,6 +15,7 @@ $short = ($o['short'] ?? '0') === '1';
 const LABEL = [
     'ext' => 'redlock ext (5 nodes, parallel)',
     'ext_fenced' => 'redlock ext, fencing => true',
+    'ext_tls' => 'redlock ext over TLS (rediss://)',
     'floor' => 'floor: phpredis 1 node',
     'seq' => 'PHP sequential RedLock (5)',
     'symfony' => 'symfony/lock Combined(5)',
@@ -103,6 +104,9 @@ foreach ($modes as $mode) {
         if (isset($j['version'])) {
             $r['version'] = $j['version'];
         }
+        if (isset($j['first_us'])) {
+            $r['first_call_us'] = $j['first_us'];   // connects (+ TLS handshakes) + script loads
+        }
         // 8-process throughput
         $tp = 0.0;
         $procs = 0;
@@ -163,6 +167,20 @@ foreach ($modes as $mode) {
     }
 }
 
+// the cost of TLS: TLS cycle / plaintext cycle (target ≤ 1.5), and the first calls
+foreach ($modes as $mode) {
+    $ext = $results['modes'][$mode]['ext'] ?? null;
+    $tls = $results['modes'][$mode]['ext_tls'] ?? null;
+    if (isset($ext['median_us'], $tls['median_us'])) {
+        $results['modes'][$mode]['ext_tls']['ratio_median_to_ext'] = round($tls['median_us'] / max(1, $ext['median_us']), 2);
+        $results['modes'][$mode]['ext_tls']['ratio_p99_to_ext'] = round($tls['p99_us'] / max(1, $ext['p99_us']), 2);
+        if (isset($ext['tput8_cycles_per_s'], $tls['tput8_cycles_per_s'])) {
+            $results['modes'][$mode]['ext_tls']['ratio_tput8_to_ext'] =
+                round($tls['tput8_cycles_per_s'] / max(1e-9, $ext['tput8_cycles_per_s']), 3);
+        }
+    }
+}
+
 // memory
 foreach ($impls as $impl) {
     $m = readj("$work/mem_hold_$impl.json");
@@ -217,6 +235,17 @@ foreach ($modes as $mode) {
             isset($r['ratio_tput8_to_ext']) ? ', 8p throughput ×' . $fmt($r['ratio_tput8_to_ext'], 2) : '');
     }
 }
+foreach ($modes as $mode) {
+    $r = $results['modes'][$mode]['ext_tls'] ?? [];
+    if (isset($r['ratio_median_to_ext'])) {
+        printf("TLS cost (%s): TLS/plaintext lock+release = %s median, %s p99%s (target <= 1.5, persistent connections);"
+            . " first call (connects%s + script loads): plaintext %s µs, TLS %s µs\n", $mode,
+            $fmt($r['ratio_median_to_ext'], 2), $fmt($r['ratio_p99_to_ext'], 2),
+            isset($r['ratio_tput8_to_ext']) ? ', 8p throughput ×' . $fmt($r['ratio_tput8_to_ext'], 2) : '',
+            ' + TLS handshakes', $fmt($results['modes'][$mode]['ext']['first_call_us'] ?? null),
+            $fmt($r['first_call_us'] ?? null));
+    }
+}
 foreach ($results['meta']['modes'] as $m => $d) {
     echo "  $m: $d\n";
 }
@@ -256,7 +285,7 @@ if ($pm) {
         addslashes($results['meta']['command']) . ")'\n";
     $s .= "set logscale x\nunset xlabel\nset ylabel 'fraction of cycles ≤ x'\nset yrange [0:1]\n";
     $s .= "set grid xtics ytics mxtics\nset key below font ',9'\n";
-    $colors = ['ext' => '#d62728', 'floor' => '#2ca02c', 'seq' => '#1f77b4', 'symfony' => '#9467bd', 'raw' => '#ff7f0e'];
+    $colors = ['ext' => '#d62728', 'ext_tls' => '#8c564b', 'floor' => '#2ca02c', 'seq' => '#1f77b4', 'symfony' => '#9467bd', 'raw' => '#ff7f0e'];
     foreach ($pm as $mode) {
         $s .= "set title '" . $mode . ': ' . (MODE_DESC[$mode] ?? '') . " — x: µs per lock+release cycle (log)'\n";
         $parts = [];

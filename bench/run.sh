@@ -4,13 +4,17 @@
 # the raw C core, over real redis-server nodes it starts itself (loopback only).
 #
 #   bash bench/run.sh [--short] [--modes lan,loopback,slow,down]
-#                     [--impls ext,ext_fenced,floor,seq,symfony,raw] [--ext PATH/redlock.so]
+#                     [--impls ext,ext_fenced,ext_tls,floor,seq,symfony,raw] [--ext PATH/redlock.so]
 #                     [--build] [--cycles N] [--seconds S] [--tput-seconds S]
 #                     [--no-tput] [--no-mem] [--no-callgrind] [--no-plot] [--no-contended] [--out DIR]
 #
 # Modes: loopback (all 5 nodes direct), lan (every node, and the floor's node,
 # behind bench/delayproxy adding 1 ms each way), slow (loopback, node 5 behind
 # a 10 ms-each-way proxy: 20 ms round trip), down (loopback, nodes 4 and 5 killed).
+#
+# ext_tls is ext over TLS (rediss://) on 5 TLS nodes of their own (tests/nodes.sh
+# start-tls 5), through the same proxies in lan/slow, the same two killed in down;
+# the report gives its ratio to ext and both first calls (connects + handshakes).
 #
 # Output: a table on stdout, $OUT/results.json, $OUT/latency.png (gnuplot;
 # re-plot with `gnuplot $OUT/latency.gp`). Default OUT is bench/out.
@@ -31,7 +35,7 @@ PHP=${PHP:-php}
 
 SHORT=0
 MODES=""
-IMPLS="ext,ext_fenced,floor,seq,symfony,raw"
+IMPLS="ext,ext_fenced,ext_tls,floor,seq,symfony,raw"
 EXT_SO=${REDLOCK_SO:-}
 CYCLES=""
 SECONDS_PER=""
@@ -155,7 +159,7 @@ newer_than_sources() {   # $1 newer than every extension/core source?
     done
     return 0
 }
-if has ext || has ext_fenced || [ $DO_MEM = 1 ] || [ $DO_CG = 1 ]; then
+if has ext || has ext_fenced || has ext_tls || [ $DO_MEM = 1 ] || [ $DO_CG = 1 ]; then
     if [ -n "$EXT_SO" ]; then
         [ -f "$EXT_SO" ] || { echo "bench: --ext $EXT_SO: no such file" >&2; exit 1; }
     elif [ $FORCE_BUILD = 0 ] && [ -f "$REPO/modules/redlock.so" ] && newer_than_sources "$REPO/modules/redlock.so" &&
@@ -191,6 +195,17 @@ NODES_STARTED=1
 . "$REDLOCK_NODES_DIR/env"
 IFS=, read -r -a NODE <<<"$REDLOCK_TEST_NODES"
 NN=${#NODE[@]}
+TLS_NODE=()
+if has ext_tls; then
+    if bash "$REPO/tests/nodes.sh" start-tls "$NN" >"$WORK/nodes-tls.txt" 2>&1 8>&-; then
+        # shellcheck disable=SC1091
+        . "$REDLOCK_NODES_DIR/env"
+        export REDLOCK_TEST_TLS_DIR
+        IFS=, read -r -a TLS_NODE <<<"$REDLOCK_TEST_TLS_NODES"
+    else
+        note "ext_tls: tests/nodes.sh start-tls failed (see $KEEP/nodes-tls.txt); row skipped"
+    fi
+fi
 
 PROXY_SEQ=0
 start_proxy() {   # $1 delay µs, rest: upstream host:port...; sets PROXY_LIST (comma-separated)
@@ -223,6 +238,8 @@ impl_cmd() {   # $1 impl → the command (array IMPL_CMD); non-zero when not run
     IMPL_CMD=()
     case "$1" in
         ext|ext_fenced) [ -n "$EXT_SO" ] || return 1; IMPL_CMD=("$PHP" -d "extension=$EXT_SO" "$BENCH/impl/$1.php") ;;
+        ext_tls) [ -n "$EXT_SO" ] && [ ${#TLS_NODE[@]} -gt 0 ] || return 1
+            IMPL_CMD=("$PHP" -d "extension=$EXT_SO" "$BENCH/impl/ext_tls.php") ;;
         floor|seq|symfony) IMPL_CMD=("$PHP" "$BENCH/impl/$1.php") ;;
         raw) [ -n "$RAW" ] || return 1; IMPL_CMD=("$RAW") ;;
         *) return 1 ;;
@@ -245,22 +262,35 @@ run_impl() {   # $1 impl, $2 output file, rest: args
 IFS=, read -r -a MODE_LIST <<<"$MODES"
 IFS=, read -r -a IMPL_LIST <<<"$IMPLS"
 for mode in "${MODE_LIST[@]}"; do
+    TLS_LIST=${REDLOCK_TEST_TLS_NODES:-}
     case "$mode" in
         loopback) LIST=$REDLOCK_TEST_NODES ;;
-        lan) start_proxy 1000 "${NODE[@]}"; LIST=$PROXY_LIST ;;
+        lan)
+            start_proxy 1000 "${NODE[@]}"; LIST=$PROXY_LIST
+            [ ${#TLS_NODE[@]} -gt 0 ] && { start_proxy 1000 "${TLS_NODE[@]}"; TLS_LIST=$PROXY_LIST; } ;;
         slow)
             start_proxy 10000 "${NODE[$((NN - 1))]}"
-            LIST=$(IFS=,; echo "${NODE[*]:0:$((NN - 1))}"),$PROXY_LIST ;;
+            LIST=$(IFS=,; echo "${NODE[*]:0:$((NN - 1))}"),$PROXY_LIST
+            if [ ${#TLS_NODE[@]} -gt 0 ]; then
+                start_proxy 10000 "${TLS_NODE[$((NN - 1))]}"
+                TLS_LIST=$(IFS=,; echo "${TLS_NODE[*]:0:$((NN - 1))}"),$PROXY_LIST
+            fi ;;
         down)
             bash "$REPO/tests/nodes.sh" kill $((NN - 1)) >/dev/null && bash "$REPO/tests/nodes.sh" kill "$NN" >/dev/null ||
                 { echo "bench: cannot kill nodes" >&2; exit 1; }
+            if [ ${#TLS_NODE[@]} -gt 0 ]; then
+                bash "$REPO/tests/nodes.sh" kill "tls$((NN - 1))" >/dev/null && bash "$REPO/tests/nodes.sh" kill "tls$NN" >/dev/null ||
+                    { echo "bench: cannot kill TLS nodes" >&2; exit 1; }
+            fi
             LIST=$REDLOCK_TEST_NODES ;;
         *) echo "bench: unknown mode $mode" >&2; exit 2 ;;
     esac
     echo "bench: mode $mode (nodes $LIST)" >&2
     echo "$LIST" >"$WORK/nodes_$mode.txt"
     for impl in "${IMPL_LIST[@]}"; do
-        run_impl "$impl" "$WORK/lat_${mode}_$impl.json" --nodes="$LIST" --cycles="$CYCLES" \
+        l=$LIST
+        [ "$impl" = ext_tls ] && l=$TLS_LIST
+        run_impl "$impl" "$WORK/lat_${mode}_$impl.json" --nodes="$l" --cycles="$CYCLES" \
             --seconds="$SECONDS_PER" --warmup="$WARMUP"
     done
     # 8-process throughput on distinct resources (not in --short)
@@ -269,8 +299,10 @@ for mode in "${MODE_LIST[@]}"; do
             impl_cmd "$impl" || continue
             start_at=$("$PHP" -r 'printf("%.3f", microtime(true) + 2.0);')
             pids=()
+            l=$LIST
+            [ "$impl" = ext_tls ] && l=$TLS_LIST
             for w in 1 2 3 4 5 6 7 8; do
-                timeout 300 "${IMPL_CMD[@]}" --nodes="$LIST" --cycles=10000000 --seconds="$TPUT_SECONDS" \
+                timeout 300 "${IMPL_CMD[@]}" --nodes="$l" --cycles=10000000 --seconds="$TPUT_SECONDS" \
                     --warmup=20 --no-lat --start-at="$start_at" >"$WORK/tput_${mode}_${impl}_$w.json" 2>"$WORK/tput_${mode}_${impl}_$w.err" &
                 pids+=($!)
             done
@@ -283,7 +315,12 @@ for mode in "${MODE_LIST[@]}"; do
         lan|slow) stop_proxies ;;
         down)
             bash "$REPO/tests/nodes.sh" restart $((NN - 1)) >/dev/null 8>&- && bash "$REPO/tests/nodes.sh" restart "$NN" >/dev/null 8>&- ||
-                { echo "bench: cannot restart nodes" >&2; exit 1; } ;;
+                { echo "bench: cannot restart nodes" >&2; exit 1; }
+            if [ ${#TLS_NODE[@]} -gt 0 ]; then
+                bash "$REPO/tests/nodes.sh" restart "tls$((NN - 1))" >/dev/null 8>&- &&
+                    bash "$REPO/tests/nodes.sh" restart "tls$NN" >/dev/null 8>&- ||
+                    { echo "bench: cannot restart TLS nodes" >&2; exit 1; }
+            fi ;;
     esac
 done
 

@@ -146,8 +146,8 @@ enum rl_state {
 typedef struct rl_reply {
     int type;
     long long integer;
-    size_t len;   /* full length of a string/status/error */
-    char str[64]; /* first bytes of it, NUL terminated */
+    size_t len;                 /* full length of a string/status/error */
+    char str[RL_TOKEN_MAX + 1]; /* first bytes of it, NUL terminated: a whole token (isHeld compares it) */
 } rl_reply;
 
 typedef struct rl_result {
@@ -176,6 +176,7 @@ typedef struct rl_cmd {
     int op;       /* enum rl_op */
     uint64_t tag; /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
     int nowait;   /* queue and write, do not wait for the replies (read and dropped later) */
+    uint64_t skip; /* with nowait: bit i set = not sent to node i (res[i] left RL_PENDING, sent 0) */
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome
@@ -263,7 +264,7 @@ enum rl_outcome {
     RL_RELEASED,     /* release: a quorum confirmed deletion of our token */
     RL_EXTENDED,     /* extend: a quorum confirmed the new TTL for our token */
     RL_LOST,         /* release/extend: answered, but our token is gone on too many */
-    RL_YES,          /* is_locked */
+    RL_YES,          /* is_locked, is_held */
     RL_NO,
     RL_ERROR,      /* out of memory or bad arguments */
     RL_SAME_SERVER /* two nodes of the call turned out to be one server: no lock granted */
@@ -382,6 +383,76 @@ void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_
 /* Serve conns (connects, handshakes, writes, replies, pushes) until stop(ud)
  * says so or until until_us. */
 void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud);
+
+/* ---- the watchdog (auto_extend): rl_watchdog.c ---- */
+/* One background thread per process, started by the first rl_watch_start().
+ * It owns its own connections to the nodes (made from copies of the confs
+ * given, shared by the watches of one node list), keeps the watched locks
+ * ordered by when they are due, and extends each by its ttl once a third of
+ * the ttl has passed since the last successful extension (rl_extend: the
+ * token-checked script, the quorum and validity rule of extend()). The first
+ * extension that fails ends the watch: the lock is lost (validity 0). It
+ * blocks every signal. A forked child has no watchdog: its copies of the
+ * parent's watches are stopped (RL_WATCH_FORKED) and the parent goes on
+ * extending them. Every function is thread-safe. */
+#define RL_WATCH_REASON_LEN 512
+
+enum rl_watch_state {
+    RL_WATCH_ACTIVE = 0, /* being extended */
+    RL_WATCH_STOPPED,    /* rl_watch_stop() or rl_watchdog_shutdown(): no extension after that */
+    RL_WATCH_MAX_HOLD,   /* max_hold reached: no more extensions, the lock expires by its TTL */
+    RL_WATCH_LOST,       /* an extension failed (reason says why): validity 0 */
+    RL_WATCH_FORKED      /* a copy inherited by fork(): the parent's watchdog extends it */
+};
+
+typedef struct rl_watch rl_watch;
+
+typedef struct rl_watch_spec {
+    const rl_node_conf *confs; /* the lock's nodes, in the order of the acquiring call (copied) */
+    int n;
+    const char *key;
+    size_t keylen;
+    const char *token; /* NUL-terminated */
+    int ttl_ms;        /* extended by this */
+    double drift_factor;
+    int64_t max_hold_ms; /* > 0: no extension once this long has passed since info->start_us */
+} rl_watch_spec;
+
+typedef struct rl_watch_status {
+    int state; /* enum rl_watch_state */
+    int ttl_ms;
+    uint64_t valid_until_us; /* rl_clock_monotonic; 0 once lost */
+    uint64_t extensions;     /* successful ones */
+    char reason[RL_WATCH_REASON_LEN]; /* RL_WATCH_LOST: why (node names, never a password) */
+} rl_watch_status;
+
+/* Watch a lock just acquired (info from rl_acquire). Returns a handle holding
+ * one reference (rl_watch_unref), or NULL when memory or the thread could not
+ * be had (the lock is then not watched). */
+rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info);
+/* Stop extending: once it returns no extension of this lock is sent any more
+ * (an extension in flight is waited for). Idempotent. */
+void rl_watch_stop(rl_watch *w);
+void rl_watch_ref(rl_watch *w);
+void rl_watch_unref(rl_watch *w);
+void rl_watch_status_get(rl_watch *w, rl_watch_status *st);
+/* ms of validity left now (rl_clock_monotonic), following the last
+ * successful extension; 0 once lost */
+int64_t rl_watch_remaining_ms(rl_watch *w);
+/* The caller extends the lock itself (Lock::extend()): pause waits for an
+ * extension in flight and holds the next ones; it returns the state and the
+ * lock's current validity in info (valid_until_us, start_us). resume must
+ * follow, with the caller's rl_extend outcome and the info it updated: on
+ * RL_EXTENDED the watch goes on with the new ttl; otherwise validity only
+ * shrinks, and 0 validity ends the watch as lost. */
+int rl_watch_pause(rl_watch *w, rl_lock_info *info);
+void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *info);
+/* Successful watchdog extensions in this process. */
+uint64_t rl_watchdog_extended(void);
+/* Watched locks not yet stopped, and whether the thread runs (for tests). */
+int rl_watchdog_active(int *thread_running);
+/* Stop every watch and join the thread (module shutdown, program exit). */
+void rl_watchdog_shutdown(void);
 
 uint64_t rl_latency_percentile(const rl_latency *l, double p);
 void rl_latency_merge(rl_latency *into, const rl_latency *from);

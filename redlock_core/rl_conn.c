@@ -172,6 +172,8 @@ static void rlc_reset_io(rl_conn *c)
     c->fd = -1;
     c->state = ST_CLOSED;
     c->tls = NULL;
+    c->io_err[0] = '\0';
+    c->io_read_any = 0;
     c->olen = c->opos = 0;
     c->qhead = c->qlen = 0;
     c->hs_pending = 0;
@@ -650,8 +652,10 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
         }
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
-        if (w < 0 && errno == EPROTO && why[0]) return -1; /* the layer said why */
-        snprintf(why, whylen, "write: %s", w < 0 ? strerror(errno) : "closed");
+        if (w < 0 && c->io_err[0])
+            snprintf(why, whylen, "%s", c->io_err); /* the session layer said why */
+        else
+            snprintf(why, whylen, "write: %s", w < 0 ? strerror(errno) : "closed");
         return -1;
     }
     if (c->opos == c->olen) c->opos = c->olen = 0;

@@ -91,6 +91,8 @@ struct rl_conn {
     void *tls_ctx;               /* SSL_CTX *, built once from conf.tls_conf */
     void *tls_sess;              /* SSL_SESSION * to resume on reconnect */
     short io_want;               /* ST_HANDSHAKE: what poll waits for */
+    char io_err[RL_REASON_LEN];  /* why the session layer failed a read/write ("" none) */
+    int io_read_any;             /* the session has delivered data */
     uint64_t gen;                /* fork generation that opened fd */
     redisReader *reader;
     char *obuf;

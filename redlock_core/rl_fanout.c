@@ -21,6 +21,7 @@ struct fan {
     int ignore_backoff;  /* too few nodes without back-off for a quorum: try them all */
     int ident;           /* more than one node: learn each server's run_id on connect */
     int settling;        /* decided: only writes and handshakes are still served */
+    int ident_seen;      /* a run_id arrived in this pass: the decision may now stand */
 };
 
 static int same_as_other(fan *f, int i, char *why, size_t whylen)
@@ -189,6 +190,7 @@ static int on_reply(fan *f, int i, uint64_t now)
          * votes of a call come from distinct servers. A pair seen only
          * later fails the next call that uses both. */
         c->ident_pending = 0;
+        f->ident_seen = 1;
         if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
             r->state == RL_PENDING) {
             rlc_q_forget_mine(c, NULL);
@@ -276,7 +278,10 @@ static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
         }
         if (n <= 0) {
             char why[RL_REASON_LEN];
-            snprintf(why, sizeof(why), "%s", n == 0 ? "connection closed by server" : strerror(errno));
+            if (n < 0 && c->io_err[0])
+                snprintf(why, sizeof(why), "%s", c->io_err);
+            else
+                snprintf(why, sizeof(why), "%s", n == 0 ? "connection closed by server" : strerror(errno));
             node_broken(f, i, RL_E_IO, why, now);
             return f->res[i].state != RL_PENDING;
         }
@@ -389,6 +394,20 @@ static void on_timeout(fan *f, int i, uint64_t now)
                  c->reader && c->reader->len > c->reader->pos ? "timeout (reply too slow)" : "timeout");
 }
 
+/* API.md "Nodes": the first call that connects two entries of one server
+ * throws before any lock is granted, so a call waits for the run_id of every
+ * connection it opened itself (it comes just before that node's answer:
+ * no wait in the normal case). A connection left from an earlier call whose
+ * server never said is not waited for again. */
+static int ident_blocking(const fan *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        const rl_conn *c = f->net->conns[i];
+        if (f->res[i].state == RL_PENDING && c->fd >= 0 && c->ident_pending && !c->reused) return 1;
+    }
+    return 0;
+}
+
 static int any_pending(const rl_result *res, int n)
 {
     for (int i = 0; i < n; i++)
@@ -451,6 +470,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     }
     f.ignore_backoff = usable < rl_quorum(n);
     for (int i = 0; i < n; i++) {
+        if (cmd->nowait && (cmd->skip >> i & 1)) continue;
         if (node_send(&f, i, now, 1) != 0 && decide && decide(ud, res, n)) decided = 1;
     }
     if (cmd->nowait) decided = 1;
@@ -492,18 +512,22 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             int got = 0;
             if (res[i].state != RL_PENDING || c->fd != pfd[k].fd) continue;
             if (decided && !pfd[k].revents) continue;
+            f.ident_seen = 0;
             if (pfd[k].revents) got = serve(&f, i, pfd[k].revents, now);
+            got |= f.ident_seen;
             if (!decided && !got && res[i].state == RL_PENDING && c->fd >= 0 && now >= c->deadline_us) {
                 on_timeout(&f, i, now);
                 got = 1;
             }
-            if (got && !decided && decide && decide(ud, res, n) && !(f.noscript && any_pending(res, n)))
+            if (got && !decided && decide && decide(ud, res, n) && !(f.noscript && any_pending(res, n)) &&
+                !ident_blocking(&f))
                 decided = 1;
         }
     }
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
-        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0) rlc_q_forget_mine(net->conns[i], cmd);
+        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))
+            rlc_q_forget_mine(net->conns[i], cmd);
     if (cmd->nowait) return 0;
     /* Decided, but a node's command still sits behind its connect or its
      * AUTH/SELECT gate: serve that node (writes and the handshake's replies

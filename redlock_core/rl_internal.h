@@ -33,7 +33,7 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
 extern const char rl_script_fence_raise[];
 extern const char rl_script_fence_raise_sha[];
 
-/* identifies (key, token) on a connection: FNV-1a over key, NUL, token (rl_net.c) */
+/* identifies (key, token) on a connection: FNV-1a over key, NUL, token (rl_conn.c) */
 uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
 
 /* ---- random tokens (rl_sys.c) ---- */
@@ -48,7 +48,7 @@ int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1]);
  * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
 int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
 
-/* ---- connections (rl_net.c): for tests ---- */
+/* ---- connections (rl_conn.c): for tests ---- */
 
 /* how long the node is skipped after failed connects */
 uint64_t rl_conn_down_until_us(const rl_conn *conn);

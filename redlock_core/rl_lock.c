@@ -1,4 +1,5 @@
-/* rl_lock.c -- the RedLock algorithm (acquire, release, extend, is_locked) over an injected transport. */
+/* rl_lock.c -- the RedLock algorithm (acquire, release, extend, is_locked, is_held, force_release) over an injected
+ * transport. */
 #include "rl_internal.h"
 
 #include <stdio.h>
@@ -52,8 +53,10 @@ typedef struct tally {
     int ok, no, failed, pending, answered;
 } tally;
 
-/* ok = the node confirmed; "yes" is what a node answers when it does */
-static tally count(const rl_result *res, int n, int (*yes)(const rl_reply *))
+/* ok = the node confirmed; "yes" is what a node answers when it does (ud: what yes() compares with) */
+typedef int (*yes_fn)(const rl_reply *r, const void *ud);
+
+static tally count_ud(const rl_result *res, int n, yes_fn yes, const void *ud)
 {
     tally t = {0};
     for (int i = 0; i < n; i++) {
@@ -63,7 +66,7 @@ static tally count(const rl_result *res, int n, int (*yes)(const rl_reply *))
             t.failed++;
         } else {
             t.answered++;
-            if (yes(&res[i].reply))
+            if (yes(&res[i].reply, ud))
                 t.ok++;
             else
                 t.no++;
@@ -72,24 +75,57 @@ static tally count(const rl_result *res, int n, int (*yes)(const rl_reply *))
     return t;
 }
 
-static int is_ok_status(const rl_reply *r)
+static tally count(const rl_result *res, int n, yes_fn yes) { return count_ud(res, n, yes, NULL); }
+
+static int is_ok_status(const rl_reply *r, const void *ud)
 {
+    (void)ud;
     return r->type == RL_REPLY_STATUS && r->len == 2 && memcmp(r->str, "OK", 2) == 0;
 }
-static int is_one(const rl_reply *r) { return r->type == RL_REPLY_INTEGER && r->integer == 1; }
+static int is_one(const rl_reply *r, const void *ud)
+{
+    (void)ud;
+    return r->type == RL_REPLY_INTEGER && r->integer == 1;
+}
+/* any answer at all (DEL: how many keys it deleted does not matter) */
+static int is_answer(const rl_reply *r, const void *ud)
+{
+    (void)r;
+    (void)ud;
+    return 1;
+}
+
+/* GET's answer is our token (binary safe; rl_reply.str holds a whole token) */
+typedef struct token_ref {
+    const char *token;
+    size_t len;
+} token_ref;
+static int is_token(const rl_reply *r, const void *ud)
+{
+    const token_ref *t = ud;
+    return r->type == RL_REPLY_STRING && r->len == t->len && t->len < sizeof(r->str) &&
+           memcmp(r->str, t->token, t->len) == 0;
+}
 
 /* The quorum is reached, or can no longer be: either way the outcome is known
  * and we return without waiting for the slowest node. */
-static int quorum_decided(const rl_result *res, int n, int (*yes)(const rl_reply *))
+static int quorum_decided(const rl_result *res, int n, yes_fn yes)
 {
     tally t = count(res, n, yes);
     int q = rl_quorum(n);
     return t.ok >= q || t.ok + t.pending < q;
 }
 
+/* ud non-NULL: a caller-chosen token. A failed attempt then waits for every
+ * node's answer, so its cleanup can spare the nodes that refused (the key
+ * there may be our own earlier lock with that token); success is still
+ * decided at quorum. */
 static int decide_ok_set(void *ud, const rl_result *res, int n)
 {
-    (void)ud;
+    if (ud) {
+        tally t = count(res, n, is_ok_status);
+        return t.ok >= rl_quorum(n) || t.pending == 0;
+    }
     return quorum_decided(res, n, is_ok_status);
 }
 static int decide_ok_one(void *ud, const rl_result *res, int n)
@@ -98,15 +134,29 @@ static int decide_ok_one(void *ud, const rl_result *res, int n)
     return quorum_decided(res, n, is_one);
 }
 
-/* is_locked must also tell "no" from "could not ask a quorum" */
-static int decide_exists(void *ud, const rl_result *res, int n)
+/* is_locked and is_held must also tell "no" from "could not ask a quorum":
+ * decided once a quorum says yes, once too many failed for a quorum to
+ * answer, or once a quorum answered and a yes quorum can no longer be */
+static int question_decided(const rl_result *res, int n, yes_fn yes, const void *ud)
 {
-    (void)ud;
-    tally t = count(res, n, is_one);
+    tally t = count_ud(res, n, yes, ud);
     int q = rl_quorum(n);
     if (t.ok >= q) return 1;
     if (t.failed > n - q) return 1;
     return t.ok + t.pending < q && t.answered >= q;
+}
+static int decide_exists(void *ud, const rl_result *res, int n)
+{
+    (void)ud;
+    return question_decided(res, n, is_one, NULL);
+}
+static int decide_held(void *ud, const rl_result *res, int n) { return question_decided(res, n, is_token, ud); }
+
+/* force_release: decided once a quorum answered, or can no longer */
+static int decide_answered(void *ud, const rl_result *res, int n)
+{
+    (void)ud;
+    return quorum_decided(res, n, is_answer);
 }
 
 /* API.md "Nodes": two nodes found to be one server void the call */
@@ -117,15 +167,17 @@ static int same_server(const rl_result *res, int n)
     return 0;
 }
 
-static void fill_call(rl_call *call, const rl_result *res, int n, int (*yes)(const rl_reply *))
+static void fill_call_ud(rl_call *call, const rl_result *res, int n, yes_fn yes, const void *ud)
 {
     if (!call) return;
-    tally t = count(res, n, yes);
+    tally t = count_ud(res, n, yes, ud);
     if (call->res != res) memcpy(call->res, res, sizeof(*res) * (size_t)n);
     call->answered = t.answered;
     call->ok = t.ok;
     call->failed = t.failed;
 }
+
+static void fill_call(rl_call *call, const rl_result *res, int n, yes_fn yes) { fill_call_ud(call, res, n, yes, NULL); }
 
 static void arg(rl_cmd *cmd, const char *s, size_t len)
 {
@@ -310,7 +362,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         /* a waiter's later attempts tell the other waiters of its shard when
          * they win, if there are some that hold back (three or more) */
         const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &ann : &set;
-        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide_ok_set, NULL) != 0) {
+        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide_ok_set, o->token ? (void *)o : NULL) != 0) {
             outcome = RL_ERROR;
             break;
         }
@@ -318,6 +370,19 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         slot_us = t1 - t0;
         tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
+        /* spec: on failure, unlock all instances, including those that did
+         * not answer (their SET may still land). With a caller-chosen token,
+         * not those that answered nil: our SET did not land there, and the
+         * key they hold may be our own earlier lock() with that token, which
+         * a failed attempt must not delete (every node's answer is then
+         * awaited: see decide_ok_set). A random token cannot be there. */
+        int any = 0;
+        rel.skip = 0;
+        for (int i = 0; i < n; i++) {
+            int refused = res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL;
+            any |= res[i].sent && !refused;
+            if (refused && o->token) rel.skip |= (uint64_t)1 << i;
+        }
         if (t.ok >= q && !same_server(res, n)) {
             /* fencing: two more quorum phases (a failure releases below, like any
              * failed attempt); validity still counts from t0, before the SET */
@@ -329,13 +394,8 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
                 break;
             }
         }
-        /* spec: on failure, unlock all instances, including those that did
-         * not answer (their SET may still land) */
         outcome = t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
-        int any = 0;
-        for (int i = 0; i < n; i++)
-            any |= res[i].sent && !(res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL);
         if (any) {
             rl_result rr[RL_MAX_NODES];
             if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) {
@@ -458,4 +518,42 @@ int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
     if (t.ok >= q) return RL_YES;
     if (t.answered < q) return RL_NO_QUORUM;
     return RL_NO;
+}
+
+int rl_is_held(const rl_ctx *c, const char *key, size_t keylen, const char *token, size_t token_len, rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    rl_cmd get;
+    token_ref ref = {token, token_len};
+    if (n < 1 || n > RL_MAX_NODES || !token || token_len < 1 || token_len > RL_TOKEN_MAX) return RL_ERROR;
+    memset(&get, 0, sizeof(get));
+    arg(&get, "GET", 3);
+    arg(&get, key, keylen);
+    if (c->tp->fanout(c->tp->ctx, &get, res, n, decide_held, &ref) != 0) return RL_ERROR;
+    tally t = count_ud(res, n, is_token, &ref);
+    fill_call_ud(call, res, n, is_token, &ref);
+    if (same_server(res, n)) return RL_SAME_SERVER;
+    if (t.ok >= q) return RL_YES;
+    if (t.answered < q) return RL_NO_QUORUM;
+    return RL_NO;
+}
+
+int rl_force_release(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    rl_cmd del;
+    if (n < 1 || n > RL_MAX_NODES) return RL_ERROR;
+    memset(&del, 0, sizeof(del));
+    arg(&del, "DEL", 3);
+    arg(&del, key, keylen);
+    /* sent to every node at once: those not awaited still delete the key */
+    if (c->tp->fanout(c->tp->ctx, &del, res, n, decide_answered, NULL) != 0) return RL_ERROR;
+    tally t = count(res, n, is_answer);
+    fill_call(call, res, n, is_answer);
+    if (same_server(res, n)) return RL_SAME_SERVER;
+    return t.ok >= q ? RL_RELEASED : RL_NO_QUORUM;
 }

@@ -42,6 +42,20 @@ static void tls_why(rl_conn *c, const char *what, char *why, size_t whylen)
         snprintf(why, whylen, "%s: %s", what, errno ? strerror(errno) : "connection closed");
 }
 
+/* A session that fails before it delivered anything: with TLS 1.3 the server
+ * checks our certificate only after our side of the handshake is done, so a
+ * missing one shows up here, often as a bare reset: say what to look at. */
+static void tls_session_failed(rl_conn *c)
+{
+    int e = errno;
+    tls_why(c, "TLS", c->io_err, sizeof(c->io_err));
+    if (!c->io_read_any && !c->conf.tls_conf.local_cert) {
+        size_t l = strlen(c->io_err);
+        snprintf(c->io_err + l, sizeof(c->io_err) - l, " (server wants a client certificate? local_cert)");
+    }
+    errno = e ? e : EPROTO;
+}
+
 static int passphrase_cb(char *buf, int size, int rwflag, void *u)
 {
     (void)rwflag;
@@ -162,7 +176,10 @@ static ssize_t tls_read(rl_conn *c, char *buf, size_t len)
     ERR_clear_error();
     errno = 0;
     int r = SSL_read(c->tls, buf, (int)(len > 1 << 30 ? 1 << 30 : len));
-    if (r > 0) return r;
+    if (r > 0) {
+        c->io_read_any = 1;
+        return r;
+    }
     switch (SSL_get_error(c->tls, r)) {
     case SSL_ERROR_WANT_READ:
     case SSL_ERROR_WANT_WRITE:
@@ -171,11 +188,12 @@ static ssize_t tls_read(rl_conn *c, char *buf, size_t len)
     case SSL_ERROR_ZERO_RETURN:
         return 0;
     case SSL_ERROR_SYSCALL:
-        if (errno == 0) return 0; /* EOF without close_notify */
-        return -1;
+        if (errno == 0 && ERR_peek_error() == 0) return 0; /* EOF without close_notify */
+        /* fall through */
     default:
-        ERR_clear_error();
-        errno = EPROTO;
+        /* e.g. TLS 1.3: the server refuses our certificate (or its absence)
+         * only after our handshake is done; its alert arrives here */
+        tls_session_failed(c);
         return -1;
     }
 }
@@ -191,12 +209,8 @@ static ssize_t tls_write(rl_conn *c, const char *buf, size_t len)
     case SSL_ERROR_WANT_WRITE:
         errno = EAGAIN;
         return -1;
-    case SSL_ERROR_SYSCALL:
-        if (errno == 0) errno = EPIPE;
-        return -1;
     default:
-        ERR_clear_error();
-        errno = EPIPE;
+        tls_session_failed(c);
         return -1;
     }
 }

@@ -2,7 +2,8 @@
 # checkrel.sh -- release sanity check (after apcu's checkrel.sh): package.xml
 # lists exactly the files git tracks minus scripts/package-xml.php's EXCLUDE
 # list, with the right roles; package.xml validates; the version agrees with
-# php_redlock.h; redlock_arginfo.h matches redlock.stub.php.
+# php_redlock.h (and redlock_core/rl.h's RL_VERSION, printed by redlock(1));
+# redlock_arginfo.h matches redlock.stub.php.
 #
 # Usage: scripts/checkrel.sh [--untracked]   (--untracked: as for package-xml.php)
 # Exit 0 and "checkrel: OK" when all is well, else 1 and one line per problem.
@@ -108,6 +109,11 @@ if [ -f php_redlock.h ]; then
     elif [ "$hver" != "$xmlver" ]; then
         problem "version mismatch: package.xml $xmlver, php_redlock.h $hver"
     fi
+fi
+# redlock(1) prints the core's RL_VERSION: the same as the extension's
+if [ -f redlock_core/rl.h ] && [ -n "${hver:-}" ]; then
+    cver=$(sed -n 's/^#[[:space:]]*define[[:space:]]\+RL_VERSION[[:space:]]\+"\([^"]*\)".*/\1/p' redlock_core/rl.h | head -n1)
+    [ "$cver" = "$hver" ] || problem "version mismatch: redlock_core/rl.h RL_VERSION ${cver:-none}, php_redlock.h $hver"
 fi
 if [ -f CHANGELOG.md ] && ! grep -qF -- "$xmlver" CHANGELOG.md; then
     problem "CHANGELOG.md has no entry for $xmlver"

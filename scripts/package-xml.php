@@ -21,10 +21,14 @@ const EXCLUDE = [
     'tests/torture/',         // multi-process torture run with a fault injector (dev only)
     'tests/packaging/',       // this packaging round trip itself
     'tests/hiredis1/',        // builds against hiredis 1.x from ../shared (dev and CI only)
+    'integrations/',          // the Symfony and Laravel adapters: Composer packages, installed with Composer
+    'tests/integrations/',    // their PHPUnit runs (Composer installs from Packagist)
     'redlock_core/tests/',    // C unit tests of the core (make -C redlock_core test)
     'redlock_core/fuzz/',
     'redlock_core/model/',    // model check of the fencing protocol (make -C redlock_core model)
     'redlock_core/Makefile',  // standalone core build; phpize builds from config.m4
+    'redlock_core/cli/',      // redlock(1): built by make -C redlock_core cli, not by the PECL/PIE package
+    'tests/cli/',             // drives redlock(1) (needs the binary built from redlock_core/)
     '.gitignore',
     '.gitattributes',
     '.editorconfig',

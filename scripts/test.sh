@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh -- THE test command (README, .ci/run): installs what is missing, builds, starts
 # real Redis nodes on free loopback ports, runs every suite, ends with one summary line.
-#   --quick   skip the slow suites (valgrind, ASan, fuzzing, FPM, packaging, bench)
+#   --quick   skip the slow suites (valgrind, ASan, fuzzing, FPM, framework adapters, packaging, bench)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -102,10 +102,21 @@ section "Redis test nodes"
 if ! step test-nodes bash tests/nodes.sh start 5; then
   echo "$passed passed, $failed failed, $skipped skipped"; exit 1
 fi
+# TLS nodes and their certificates (tests/tls, FPM); a failure here fails tests/tls, not the rest
+step test-nodes-tls bash tests/nodes.sh start-tls 3
 set -a; . "$REDLOCK_NODES_DIR/env"; set +a
 
 section ".phpt suite"
 run_phpt phpt scripts/run-phpt.sh "$so"
+
+section "redlock(1) command-line program (tests/cli/run.sh: the real binary against the nodes)"
+REDLOCK_SO="$so" bash tests/cli/run.sh >"$log_dir/cli.log" 2>&1; rc=$?
+grep -E '^(FAIL|SKIP)' "$log_dir/cli.log" | head -n 30 | sed "s/^/    | /"
+cp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/cli.log" | tail -n1)
+cf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/cli.log" | tail -n1)
+cp=${cp:-0}; cf=${cf:-0}; [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ] && cf=1
+[ "$cp" -eq 0 ] && [ "$cf" -eq 0 ] && cf=1
+count cli "$cp" "$cf" 0
 
 if [ $quick -eq 0 ]; then
   section ".phpt suite under valgrind (run-tests.php -m)"
@@ -119,6 +130,14 @@ if [ $quick -eq 0 ]; then
     # the tests' php preloads the sanitizer runtime (scripts/asan-php.sh says why)
     REDLOCK_ASAN_SHIM_DIR="$asan_dir" TEST_PHP_EXECUTABLE="$root/scripts/asan-php.sh" \
       run_phpt phpt-asan scripts/run-phpt.sh "$asan_dir/modules/redlock.so"
+  fi
+
+  section "build without TLS (--disable-redlock-tls): TLS nodes refused with a ValueError (tests/tls)"
+  notls_dir="$log_dir/notls-build"
+  mkdir -p "$notls_dir"
+  git ls-files -z | xargs -0 -I{} cp --parents {} "$notls_dir"/ 2>/dev/null
+  if REDLOCK_CONFIGURE_ARGS=--disable-redlock-tls step build-notls bash "$notls_dir/scripts/build.sh"; then
+    run_phpt phpt-notls scripts/run-phpt.sh "$notls_dir/modules/redlock.so" tests/tls/
   fi
 
   if [ -f tests/hiredis1/run.sh ]; then
@@ -178,6 +197,14 @@ if [ $quick -eq 0 ]; then
     t=${t:-0}; ff=${ff:-0}; fs=${fs:-0}
     [ "$rc" -ne 0 ] && [ "$ff" -eq 0 ] && ff=1
     count fpm "$((t - ff - fs < 0 ? 0 : t - ff - fs))" "$ff" "$fs"
+  fi
+
+  if [ -f tests/integrations/run.sh ]; then
+    section "framework adapters (PHPUnit): Symfony Lock store on symfony/lock 6.4 and 7.x, Laravel lock driver on laravel/framework 12.x (Composer installs from Packagist, outside the repo)"
+    REDLOCK_SO="$so" bash tests/integrations/run.sh >"$log_dir/integrations.log" 2>&1; rc=$?
+    grep -vE '^\s*$' "$log_dir/integrations.log" | tail -n 30 | sed "s/^/    | /"
+    # run.sh counts each PHPUnit summary as the fpm section does, and ends with one line
+    summary_count integrations "$log_dir/integrations.log" "$rc"
   fi
 
   if [ -f scripts/checkrel.sh ]; then

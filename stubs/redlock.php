@@ -10,8 +10,9 @@
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost, wake_on_release. Constructor-only (a \ValueError per call): connect_timeout,
- * timeout, persistent, prefix. Every option has an INI default
+ * throw_on_lost, auto_extend, max_hold, wake_on_release, token. Constructor-only (a \ValueError per call): connect_timeout,
+ * timeout, persistent, prefix. Per call only (a \ValueError in the
+ * constructor): token. Every option but token has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
  */
 
@@ -37,15 +38,20 @@ final class RedLock
      *     user?: string|null,
      *     password?: string|null,
      *     database?: int<0, 1000000>,
-     *     tls?: bool
+     *     tls?: bool|array{
+     *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
+     *         local_pk?: string|null, passphrase?: string|null, verify_peer?: bool,
+     *         verify_peer_name?: bool, peer_name?: string|null
+     *     }
      * }> $nodes One entry per independent Redis master (at most 64): a URI
      *     string ("redis://[user:password@]host[:port][/db]", "rediss://...",
      *     "unix:///path/to/redis.sock", "host:port") or an array with either
      *     "host" (port defaults to 6379) or an absolute "socket" path; "user"
      *     needs a "password"; per-node "timeout"/"connect_timeout" override
-     *     the options. TLS (rediss://, "tls" => true) is not available in this
-     *     version and raises \ValueError. The same server given twice, in any
-     *     form, is a \ValueError.
+     *     the options. rediss:// and "tls" => true|array connect with TLS;
+     *     a node's "tls" array overrides the "tls" option setting by setting
+     *     (a build without OpenSSL refuses TLS nodes with a \ValueError). The
+     *     same server given twice, in any form, is a \ValueError.
      * @param array{
      *     retry_count?: int<0, 10000>,
      *     retry_delay?: int<0, max>,
@@ -59,16 +65,32 @@ final class RedLock
      *     fencing?: bool,
      *     auto_release?: bool,
      *     throw_on_lost?: bool,
-     *     wake_on_release?: bool
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>,
+     *     wake_on_release?: bool,
+     *     tls?: array{
+     *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
+     *         local_pk?: string|null, passphrase?: string|null, verify_peer?: bool,
+     *         verify_peer_name?: bool, peer_name?: string|null
+     *     }
      * } $options Defaults for every lock taken through this object.
      *     Defaults: retry_count 3, retry_delay 200 ms, retry_jitter 100 ms,
      *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
      *     timeout 50 ms, persistent true, prefix "", fencing false,
-     *     auto_release true, throw_on_lost false, wake_on_release true; each
-     *     default comes from the INI entry redlock.<option>. prefix is at most 512 bytes.
+     *     auto_release true, throw_on_lost false, auto_extend false,
+     *     max_hold 0 ms (no limit), wake_on_release true; each default comes from the INI entry
+     *     redlock.<option>. prefix is at most 512 bytes.
      *     fencing => true: each lock also gets Lock::$fence, a positive int
      *     that grows with every fenced acquisition of any resource under
      *     this prefix and node list (two more round trips, in parallel).
+     *     tls: TLS settings (named as PHP's ssl context options) for every TLS
+     *     node; constructor only, no INI entry; does not turn TLS on by itself.
+     *     Unknown settings, wrong types and unreadable files are a \ValueError
+     *     naming the setting; the passphrase is never shown.
+     *     auto_extend => true: a background watchdog thread (its own
+     *     connections) extends the lock by its ttl every third of the ttl
+     *     until release(), the end of the request, max_hold ms (> 0) or the
+     *     first failed extension (then the lock is lost: isValid() false).
      *
      * @throws \ValueError empty node list, unparsable URI, port out of range,
      *     duplicate node, unknown option or node key, value out of range
@@ -101,8 +123,13 @@ final class RedLock
      *     fencing?: bool,
      *     auto_release?: bool,
      *     throw_on_lost?: bool,
-     *     wake_on_release?: bool
-     * } $options Per-call overrides of the constructor options.
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>,
+     *     wake_on_release?: bool,
+     *     token?: non-empty-string
+     * } $options Per-call overrides of the constructor options. token (per
+     *     call only, 16 to 128 bytes, no NUL): use it instead of a random
+     *     token; the caller makes it unique and unguessable (see restore()).
      *
      * @return RedLock\Lock|null
      *
@@ -111,7 +138,8 @@ final class RedLock
      *     lists each failed node and why.
      * @throws \ValueError bad $resource or $ttl, unknown option, a
      *     constructor-only option (connect_timeout, timeout, persistent,
-     *     prefix), value out of range.
+     *     prefix), value out of range, a token of the wrong length or with
+     *     NUL bytes.
      * @throws \TypeError an option value of the wrong type.
      */
     public function lock(string $resource, int $ttl, array $options = []): ?RedLock\Lock {}
@@ -136,8 +164,13 @@ final class RedLock
      *     fencing?: bool,
      *     auto_release?: bool,
      *     throw_on_lost?: bool,
-     *     wake_on_release?: bool
-     * } $options Per-call overrides of the constructor options.
+     *     auto_extend?: bool,
+     *     max_hold?: int<0, max>,
+     *     wake_on_release?: bool,
+     *     token?: non-empty-string
+     * } $options Per-call overrides of the constructor options. token (per
+     *     call only, 16 to 128 bytes, no NUL): use it instead of a random
+     *     token; the caller makes it unique and unguessable (see restore()).
      *
      * @return T
      *
@@ -145,7 +178,8 @@ final class RedLock
      * @throws RedLock\QuorumException where lock() would throw it.
      * @throws RedLock\LockLostException with 'throw_on_lost', when the release
      *     after $fn found the lock gone (not when $fn itself threw).
-     * @throws \ValueError bad $resource, $ttl or option (as for lock()).
+     * @throws \ValueError bad $resource, $ttl or option (as for lock()), a
+     *     token of the wrong length or with NUL bytes.
      * @throws \TypeError an option value of the wrong type.
      * @throws \Throwable whatever $fn throws, after the lock was released.
      */
@@ -160,6 +194,34 @@ final class RedLock
      * @throws \ValueError bad $resource.
      */
     public function isLocked(string $resource): bool {}
+
+    /**
+     * A Lock for a token acquired elsewhere (another process, a queued job),
+     * e.g. with lock()'s 'token' option. No node is asked.
+     *
+     * release(), extend() and isHeld() work on it as usual (token-checked).
+     * Its validity is unknown: remaining() is 0 and isValid() false until an
+     * extend() succeeds; $ttl is 0 until then; $fence is null. It is never
+     * released at request end ('auto_release' applies only to locks this
+     * process acquired).
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     * @param non-empty-string $token 16 to 128 bytes, no NUL.
+     *
+     * @throws \ValueError bad $resource or $token.
+     */
+    public function restore(string $resource, string $token): RedLock\Lock {}
+
+    /**
+     * Delete $resource's key on every node, whoever holds it (admin tools,
+     * Laravel's forceRelease()). True when a quorum of nodes answered; false
+     * when fewer did (the nodes that answered deleted it).
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     *
+     * @throws \ValueError bad $resource.
+     */
+    public function forceRelease(string $resource): bool {}
 
     /**
      * The number of nodes that must agree: floor(N/2)+1. Never throws.
@@ -213,7 +275,8 @@ final class RedLock
 namespace RedLock {
 
 /**
- * A lock held (or once held) through RedLock::lock()/synchronized().
+ * A lock held (or once held) through RedLock::lock()/synchronized(), or one
+ * acquired elsewhere and restored with RedLock::restore().
  *
  * It belongs to the process that acquired it: a forked child cannot release
  * it through the inherited object (release() returns false there).
@@ -224,10 +287,16 @@ final class Lock
     /** The resource as given to lock(), without the prefix. */
     public readonly string $resource;
 
-    /** @var non-empty-string 40 lowercase hex characters from a CSPRNG. */
+    /**
+     * @var non-empty-string 40 lowercase hex characters from a CSPRNG, or
+     *     the 'token' option / restore()'s token (16 to 128 bytes).
+     */
     public readonly string $token;
 
-    /** @var int<1, 2147483647> ms, as last requested (lock() or extend()). */
+    /**
+     * @var int<0, 2147483647> ms, as last requested (lock() or extend());
+     *     0 for a restored lock until an extend() succeeds.
+     */
     public readonly int $ttl;
 
     /**
@@ -252,7 +321,9 @@ final class Lock
     public function release(): bool {}
 
     /**
-     * Token-checked PEXPIRE on a quorum; resets validity and $ttl.
+     * Token-checked PEXPIRE on a quorum; resets validity and $ttl. On an
+     * auto_extend lock the watchdog then extends by the new $ttl; once the
+     * watchdog lost the lock, this returns false without asking the nodes.
      *
      * @param int<1, 2147483647> $ttl Milliseconds from now.
      *
@@ -266,8 +337,9 @@ final class Lock
     public function isValid(): bool {}
 
     /**
-     * Milliseconds of validity left (0 once expired), on a monotonic clock.
-     * Never throws.
+     * Milliseconds of validity left (0 once expired), on a monotonic clock;
+     * with auto_extend, as of the watchdog's last successful extension (0
+     * once an extension failed). Never throws.
      *
      * @return int<0, max>
      */
@@ -275,6 +347,15 @@ final class Lock
 
     /** True once release() was called, whatever it returned. Never throws. */
     public function isReleased(): bool {}
+
+    /**
+     * Asks the nodes (GET compared with our token): true when a quorum of
+     * them hold OUR token right now. False in a forked child (the lock
+     * belongs to the process that acquired it).
+     *
+     * @throws QuorumException fewer than a quorum of nodes answered.
+     */
+    public function isHeld(): bool {}
 }
 
 /** Base of every exception the extension throws (besides \ValueError/\TypeError). */

@@ -6,7 +6,8 @@
 //
 // Runs W warm-up cycles, then lock+release cycles on distinct resources until N
 // cycles or S seconds (whichever first; both bounded), and prints one JSON object:
-//   {"impl", "ok", "cycles", "failed", "wall_s", "lat_us": [per-cycle µs...]}
+//   {"impl", "ok", "cycles", "failed", "wall_s", "lat_us": [per-cycle µs...], "first_us"}
+// first_us: the first warm-up cycle (connects, TLS handshakes, script loads), when W > 0.
 // A cycle "fails" when the lock was not granted or the release was not confirmed;
 // failed cycles are timed too. --hold=N instead measures memory per held lock.
 // --start-at makes several processes start together (throughput runs).
@@ -83,9 +84,14 @@ function bench_run(string $impl, array $a, callable $lock, callable $release, ar
     }
     $failed = 0;
     for ($i = 0; $i < $a['warmup']; $i++) {
+        $t = hrtime(true);
         $h = $lock($p . 'w' . $i);
         if ($h) {
             $release($h);
+        }
+        if ($i === 0) {
+            // the first call of the process: connects (and TLS handshakes), script loads
+            $extra += ['first_us' => intdiv(hrtime(true) - $t, 1000)];
         }
     }
     if ($a['start_at'] > 0) {

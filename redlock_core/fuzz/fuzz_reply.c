@@ -1,6 +1,6 @@
 /* fuzz_reply.c -- libFuzzer target: what a hostile node sends back.
  *
- * The reply callbacks of rl_net.c are static, so the real fan-out is driven:
+ * This target drives the whole fan-out (fuzz_feed takes the parser alone):
  * a unix-socket listener inside this process (served by one helper thread)
  * answers every connection the fan-out opens with the fuzz input, then
  * closes it. Each call therefore ends at EOF at the latest: no timeouts,

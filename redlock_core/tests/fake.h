@@ -76,7 +76,7 @@ static inline int fake_fill(void *ctx, void *buf, size_t len)
 }
 
 /* ---- transport ---- */
-enum { FO_OK = 0, FO_NIL, FO_INT, FO_ERR, FO_FAIL };
+enum { FO_OK = 0, FO_NIL, FO_INT, FO_ERR, FO_FAIL, FO_STR };
 
 typedef struct fake_out {
     int kind;
@@ -89,7 +89,7 @@ typedef struct fake_out {
 
 typedef struct fake_rec {
     int nowait;     /* queued, not waited for */
-    char kind;                     /* S=SET R=release X=extend E=EXISTS ?=other */
+    char kind;                     /* S=SET R=release X=extend E=EXISTS G=GET D=DEL ?=other */
     int argc, n;
     char argv[RL_MAX_ARGS][FAKE_ARG_MAX];
     size_t argvlen[RL_MAX_ARGS];
@@ -114,8 +114,9 @@ typedef struct fake {
     int n;
     uint64_t step_us;              /* clock advance per delivered result */
     int order[RL_MAX_NODES];       /* delivery order: node indexes */
-    fake_out set[RL_MAX_NODES], rel[RL_MAX_NODES], ext[RL_MAX_NODES], ex[RL_MAX_NODES],
-        other[RL_MAX_NODES];
+    fake_out set[RL_MAX_NODES], rel[RL_MAX_NODES], ext[RL_MAX_NODES], ex[RL_MAX_NODES], get[RL_MAX_NODES],
+        del[RL_MAX_NODES], other[RL_MAX_NODES];
+    const char *get_str[RL_MAX_NODES]; /* GET: the bulk string of an FO_STR answer */
     fake_hook_fn hook;             /* may change the tables before each call */
     void *hook_ud;
     int fail_fanout;               /* fan-out returns -1 */
@@ -123,7 +124,7 @@ typedef struct fake {
     fake_rec calls[FAKE_MAX_CALLS];
     fake_rec scratch;
     char node_log[RL_MAX_NODES][FAKE_MAX_CALLS + 1]; /* commands sent to each node */
-    char log[4096];                /* S R X E ? for fan-outs, z for sleeps */
+    char log[4096];                /* S R X E G D ? for fan-outs, z for sleeps */
 } fake;
 
 static inline char fake_classify(const rl_cmd *cmd)
@@ -141,10 +142,12 @@ static inline char fake_classify(const rl_cmd *cmd)
             return 'A'; /* a waiter's SET (answered from the SET table) */
     }
     if (cmd->argc >= 1 && cmd->argvlen[0] == 6 && memcmp(cmd->argv[0], "EXISTS", 6) == 0) return 'E';
+    if (cmd->argc >= 1 && cmd->argvlen[0] == 3 && memcmp(cmd->argv[0], "GET", 3) == 0) return 'G';
+    if (cmd->argc >= 1 && cmd->argvlen[0] == 3 && memcmp(cmd->argv[0], "DEL", 3) == 0) return 'D';
     return '?';
 }
 
-static inline void fake_fill_result(rl_result *r, const fake_out *o)
+static inline void fake_fill_result(rl_result *r, const fake_out *o, const char *str)
 {
     switch (o->kind) {
     case FO_OK:
@@ -162,6 +165,16 @@ static inline void fake_fill_result(rl_result *r, const fake_out *o)
         r->reply.type = RL_REPLY_INTEGER;
         r->reply.integer = o->v;
         break;
+    case FO_STR: {
+        /* as the socket fan-out keeps it: the full length, the first bytes */
+        size_t l = str ? strlen(str) : 0, k = l < sizeof(r->reply.str) - 1 ? l : sizeof(r->reply.str) - 1;
+        r->state = RL_ANSWERED;
+        r->reply.type = RL_REPLY_STRING;
+        r->reply.len = l;
+        if (k) memcpy(r->reply.str, str, k);
+        r->reply.str[k] = '\0';
+        break;
+    }
     case FO_ERR:
         /* as the socket fan-out does: an error reply is a failure RL_E_REDIS */
         r->state = RL_FAILED;
@@ -204,11 +217,14 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
                          : rec->kind == 'R' ? f->rel
                          : rec->kind == 'X' ? f->ext
                          : rec->kind == 'E' ? f->ex
+                         : rec->kind == 'G' ? f->get
+                         : rec->kind == 'D' ? f->del
                                             : f->other;
     memset(res, 0, sizeof(*res) * (size_t)n);
     for (int i = 0; i < n; i++) {
         /* written to every node at once, except those that cannot be reached */
         res[i].sent = !(outs[i].kind == FO_FAIL && (outs[i].err == RL_E_REFUSED || outs[i].err == RL_E_DOWN));
+        if (cmd->nowait && (cmd->skip >> i & 1)) res[i].sent = 0; /* not sent to this node */
         if (res[i].sent && callno < FAKE_MAX_CALLS) f->node_log[i][strlen(f->node_log[i])] = rec->kind;
     }
     rec->t_start = f->clock.now;
@@ -216,7 +232,7 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
     for (int k = 0; k < n && !cmd->nowait; k++) {
         int i = f->order[k];
         f->clock.now += f->step_us;
-        fake_fill_result(&res[i], &outs[i]);
+        fake_fill_result(&res[i], &outs[i], rec->kind == 'G' ? f->get_str[i] : NULL);
         res[i].latency_us = f->step_us * (uint64_t)(k + 1);
         rec->delivered[i] = 1;
         rec->decide_calls++;
@@ -239,7 +255,7 @@ static inline void fake_set_all(fake_out *tab, int n, int kind, long long v, int
     }
 }
 
-/* n nodes, everyone agrees: SET → OK, release/extend → 1, EXISTS → 0. */
+/* n nodes, everyone agrees: SET → OK, release/extend → 1, EXISTS → 0, GET → nil, DEL → 1. */
 static inline void fake_init(fake *f, int n)
 {
     memset(f, 0, sizeof(*f));
@@ -263,6 +279,8 @@ static inline void fake_init(fake *f, int n)
     fake_set_all(f->rel, RL_MAX_NODES, FO_INT, 1, 0);
     fake_set_all(f->ext, RL_MAX_NODES, FO_INT, 1, 0);
     fake_set_all(f->ex, RL_MAX_NODES, FO_INT, 0, 0);
+    fake_set_all(f->get, RL_MAX_NODES, FO_NIL, 0, 0);
+    fake_set_all(f->del, RL_MAX_NODES, FO_INT, 1, 0);
     fake_set_all(f->other, RL_MAX_NODES, FO_OK, 0, 0);
 }
 

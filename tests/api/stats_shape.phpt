@@ -88,7 +88,7 @@ rl_restore_nodes();
 ?>
 --EXPECT--
 NULL
-acquired,conflicts,extended,nodes,quorum_failures,released
+acquired,auto_extended,conflicts,extended,nodes,quorum_failures,released
 nodes keyed by name: 5
 bad node entries: 0
 acquired +1

@@ -12,7 +12,9 @@ final class RedisProbe
     private $sock = null;
     private string $buf = '';
 
-    public function __construct(public readonly string $host, public readonly int $port, private float $timeout = 2.0) {}
+    /** @param array $ssl PHP ssl context options: a TLS node (tests/nodes.sh start-tls) */
+    public function __construct(public readonly string $host, public readonly int $port, private float $timeout = 2.0,
+                                private array $ssl = []) {}
 
     public static function fromAddr(string $addr): self
     {
@@ -36,7 +38,8 @@ final class RedisProbe
         }
         $errno = 0;
         $errstr = '';
-        $s = @stream_socket_client("tcp://{$this->host}:{$this->port}", $errno, $errstr, $this->timeout);
+        $s = @stream_socket_client(($this->ssl ? 'tls' : 'tcp') . "://{$this->host}:{$this->port}", $errno, $errstr,
+            $this->timeout, STREAM_CLIENT_CONNECT, stream_context_create($this->ssl ? ['ssl' => $this->ssl] : []));
         if ($s === false) {
             throw new RuntimeException("probe connect {$this->host}:{$this->port}: $errstr");
         }

@@ -15,8 +15,15 @@ final class TestNodes
 {
     /** @var list<string> host:port */
     public static array $nodes = [];
+    /** @var list<string> host:port of the TLS lock nodes (tests/nodes.sh start-tls), [] when none */
+    public static array $tlsNodes = [];
+    /** their certificates (ca.crt, client.crt, ...), '' when none */
+    public static string $tlsDir = '';
+    /** why there are no TLS nodes */
+    public static string $tlsWhy = '';
     private static ?string $nodesDir = null;
     private static bool $ownedByUs = false;
+    private static int $ownerPid = 0;             // a forked child never stops them
     private static string $mode = 'env';          // env | nodes.sh
 
     public static function nodesSh(): string
@@ -32,9 +39,14 @@ final class TestNodes
             $d = getenv('REDLOCK_NODES_DIR');
             self::$nodesDir = ($d !== false && $d !== '') ? $d : '/tmp/redlock-nodes';
             self::$mode = 'env';
+            self::tlsFrom(fn($k) => getenv($k) ?: '');
+            if (self::$tlsNodes === []) {
+                self::$tlsWhy = 'REDLOCK_TEST_TLS_NODES not set (tests/nodes.sh start-tls, then source its env)';
+            }
             return;
         }
         self::$ownedByUs = true;
+        self::$ownerPid = getmypid();
         self::$nodesDir = sys_get_temp_dir() . '/redlock-fpm-nodes-' . getmypid();
         @mkdir(self::$nodesDir, 0700, true);
         self::$mode = 'nodes.sh';
@@ -50,6 +62,39 @@ final class TestNodes
         putenv('REDLOCK_TEST_NODES=' . $m[1]);
         putenv('REDLOCK_NODES_DIR=' . self::$nodesDir);
         register_shutdown_function([self::class, 'shutdown']);
+        // TLS nodes too (start-tls keeps the plain ones)
+        [$rc, $out] = self::sh('start-tls', 60);
+        if ($rc !== 0) {
+            self::$tlsWhy = "tests/nodes.sh start-tls failed (rc=$rc): $out";
+            return;
+        }
+        $vars = [];
+        foreach (file(self::$nodesDir . '/env', FILE_IGNORE_NEW_LINES | FILE_SKIP_EMPTY_LINES) ?: [] as $line) {
+            if (preg_match('/^(REDLOCK_TEST_TLS_[A-Z_]+)=(.*)$/', $line, $mm)) {
+                $vars[$mm[1]] = $mm[2];
+                putenv("{$mm[1]}={$mm[2]}");
+            }
+        }
+        self::tlsFrom(fn($k) => $vars[$k] ?? '');
+    }
+
+    private static function tlsFrom(callable $get): void
+    {
+        $list = (string)$get('REDLOCK_TEST_TLS_NODES');
+        self::$tlsNodes = $list === '' ? [] : array_values(array_filter(array_map('trim', explode(',', $list))));
+        self::$tlsDir = (string)$get('REDLOCK_TEST_TLS_DIR');
+    }
+
+    /** A probe speaking TLS to a TLS node, trusting the test CA, with the client certificate. */
+    public static function tlsProbe(string $addr): RedisProbe
+    {
+        [$h, $p] = explode(':', $addr, 2);
+        return new RedisProbe($h, (int)$p, 2.0, [
+            'cafile' => self::$tlsDir . '/ca.crt',
+            'local_cert' => self::$tlsDir . '/client.crt',
+            'local_pk' => self::$tlsDir . '/client.key',
+            'peer_name' => 'localhost',
+        ]);
     }
 
     public static function mode(): string
@@ -59,7 +104,7 @@ final class TestNodes
 
     public static function shutdown(): void
     {
-        if (!self::$ownedByUs) {
+        if (!self::$ownedByUs || getmypid() !== self::$ownerPid) {
             return;
         }
         self::$ownedByUs = false;

@@ -1,0 +1,7 @@
+<?php
+declare(strict_types=1);
+
+require __DIR__ . '/../../../tests/integrations/support.php';
+IntegrationSupport::init();
+require __DIR__ . '/MinimalApp.php';
+fwrite(STDERR, 'laravel/framework ' . Composer\InstalledVersions::getPrettyVersion('laravel/framework') . "\n");

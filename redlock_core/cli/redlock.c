@@ -1,0 +1,583 @@
+/* redlock.c -- redlock(1): flock(1) across hosts. Runs a command while holding a RedLock on several
+ * Redis masters, kept alive by the core's watchdog; built from redlock_core/ alone (no PHP). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "rl.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define DEFAULT_TTL_MS 30000
+#define DEFAULT_KILL_GRACE_MS 5000
+#define NODE_TIMEOUT_MS 50 /* connect and round trip, per node: the extension's defaults */
+#define MAX_RESOURCE 512   /* as the extension */
+#define MAX_PREFIX 512
+#define TICK_MS 50 /* how often the lock's state is looked at while COMMAND runs */
+
+typedef struct cli {
+    const char *nodes; /* -n or $REDLOCK_NODES */
+    const char *nodes_from;
+    long ttl_ms, wait_ms, conflict_exit, max_hold_ms, kill_grace_ms;
+    int quiet, fencing, check;
+    const char *prefix;
+    const char *tls_cafile, *tls_cert, *tls_key;
+    int tls_no_verify;
+    const char *resource;
+    char **command;
+    rl_node_conf confs[RL_MAX_NODES];
+    int n;
+} cli;
+
+static void msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("redlock: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: redlock [options] RESOURCE -- COMMAND [ARG...]\n"
+          "       redlock [options] --check RESOURCE   (exit 0 when locked by anyone, 1 when not)\n"
+          "\n"
+          "  -n, --nodes LIST          comma-separated node URIs (default: $REDLOCK_NODES):\n"
+          "                            redis://[user:password@]host[:port][/db], rediss://..., unix:///path, host:port\n"
+          "  -t, --ttl MS              lock TTL, extended every third of it while COMMAND runs (30000)\n"
+          "  -w, --wait MS             keep trying for up to MS (0: one attempt)\n"
+          "  -E, --conflict-exit CODE  exit status when the lock is held elsewhere (1)\n"
+          "  -q, --quiet               no message on conflict\n"
+          "      --prefix STR          key prefix (the Redis key is PREFIX RESOURCE)\n"
+          "      --fencing             take a fencing token, passed to COMMAND as REDLOCK_FENCE\n"
+          "      --max-hold MS         stop extending after MS; the lock then expires by its TTL (0: no limit)\n"
+          "      --kill-grace MS       on lock loss: SIGTERM to COMMAND's process group, SIGKILL after MS (5000)\n"
+          "      --tls-cafile FILE, --tls-cert FILE, --tls-key FILE, --tls-no-verify\n"
+          "                            TLS settings for rediss:// nodes\n"
+          "  -h, --help                this help\n"
+          "      --version             the version (the same as the PHP extension's)\n"
+          "\n"
+          "Passwords may come from the URI or $REDLOCK_PASSWORD (for nodes whose URI has none).\n"
+          "Exit status: COMMAND's (128+N when it died of signal N); the --conflict-exit code on a\n"
+          "conflict; 69 when no quorum of nodes could be reached; 64 on a usage error; 70 when the\n"
+          "lock was lost while COMMAND ran. See redlock(1).\n",
+          f);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("redlock: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\nTry 'redlock -h' for more information.\n", stderr);
+    va_end(ap);
+    return EX_USAGE;
+}
+
+/* a whole decimal number (digits only) in [min, max]; *ok = 0 when it is not */
+static long parse_num(const char *s, long min, long max, int *ok)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    *ok = *s >= '0' && *s <= '9' && !*end && errno == 0 && v >= min && v <= max;
+    return v;
+}
+
+/* ---- nodes ---- */
+
+/* REDLOCK_PASSWORD for a URI naming a user but no password
+ * ("redis://user@host"): the URI again with the password, percent-encoded,
+ * in memory only (never on a command line). NULL when not that form. */
+static char *uri_with_password(const char *uri, size_t len, const char *pw)
+{
+    const char *scheme_end = NULL;
+    if (len > 8 && memcmp(uri, "redis://", 8) == 0) scheme_end = uri + 8;
+    if (len > 9 && memcmp(uri, "rediss://", 9) == 0) scheme_end = uri + 9;
+    if (!scheme_end) return NULL;
+    const char *end = uri + len, *at = NULL;
+    for (const char *p = scheme_end; p < end; p++)
+        if (*p == '@') at = p;
+    if (!at || at == scheme_end || memchr(scheme_end, ':', (size_t)(at - scheme_end))) return NULL;
+    size_t pwlen = strlen(pw);
+    char *out = malloc(len + 3 * pwlen + 2);
+    if (!out) return NULL;
+    size_t o = (size_t)(at - uri);
+    memcpy(out, uri, o);
+    out[o++] = ':';
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < pwlen; i++) {
+        unsigned char ch = (unsigned char)pw[i];
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || strchr("-._~", ch)) {
+            out[o++] = (char)ch;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[ch >> 4];
+            out[o++] = hex[ch & 15];
+        }
+    }
+    memcpy(out + o, at, (size_t)(end - at));
+    o += (size_t)(end - at);
+    out[o] = '\0';
+    return out;
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static int parse_nodes(cli *c)
+{
+    const char *pw = getenv("REDLOCK_PASSWORD");
+    if (pw && !*pw) pw = NULL;
+    const char *s = c->nodes;
+    int idx = 0;
+    while (*s) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        /* surrounding blanks are not part of a URI */
+        const char *b = s;
+        size_t l = len;
+        while (l && (*b == ' ' || *b == '\t')) b++, l--;
+        while (l && (b[l - 1] == ' ' || b[l - 1] == '\t')) l--;
+        idx++;
+        if (l == 0) return usage_error("node %d of %s is empty", idx, c->nodes_from);
+        if (c->n == RL_MAX_NODES) return usage_error("at most %d nodes", RL_MAX_NODES);
+        rl_node_conf *conf = &c->confs[c->n];
+        char err[160];
+        memset(conf, 0, sizeof(*conf));
+        conf->connect_timeout_ms = NODE_TIMEOUT_MS;
+        conf->timeout_ms = NODE_TIMEOUT_MS;
+        char *with_pw = pw ? uri_with_password(b, l, pw) : NULL;
+        int rc = with_pw ? rl_uri_parse(with_pw, strlen(with_pw), conf, err, sizeof(err))
+                         : rl_uri_parse(b, l, conf, err, sizeof(err));
+        if (with_pw) {
+            memset(with_pw, 0, strlen(with_pw));
+            free(with_pw);
+        }
+        /* the message names the node by its place: the URI may hold a password */
+        if (rc != 0) return usage_error("node %d of %s: %s", idx, c->nodes_from, err);
+        c->n++;
+        if (!conf->password && pw) {
+            conf->password = strdup(pw);
+            if (!conf->password) return usage_error("out of memory");
+        }
+        if (conf->tls) {
+            conf->tls_conf.cafile = dup_or_null(c->tls_cafile);
+            conf->tls_conf.local_cert = dup_or_null(c->tls_cert);
+            conf->tls_conf.local_pk = dup_or_null(c->tls_key);
+            conf->tls_conf.no_verify_peer = c->tls_no_verify;
+            conf->tls_conf.no_verify_peer_name = c->tls_no_verify;
+        }
+        s += len;
+        if (*s == ',') s++;
+    }
+    if (c->n == 0) return usage_error("no nodes in %s", c->nodes_from);
+    int first, second;
+    int dup = rl_node_confs_find_same_server(c->confs, c->n, &first, &second);
+    if (dup < 0) return usage_error("out of memory");
+    if (dup) {
+        char a[128], b2[128];
+        rl_node_conf_name(&c->confs[first], a, sizeof(a));
+        rl_node_conf_name(&c->confs[second], b2, sizeof(b2));
+        return usage_error("nodes %d (%s) and %d (%s) are the same server (a server may appear only once)",
+                           first + 1, a, second + 1, b2);
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (c->confs[i].tls && !rl_tls_available()) {
+            /* never sent in clear instead */
+            char name[128];
+            rl_node_conf_name(&c->confs[i], name, sizeof(name));
+            msg("node %d (%s) uses TLS (rediss://), which this build of redlock does not support (built without OpenSSL)",
+                i + 1, name);
+            return EX_UNAVAILABLE;
+        }
+    }
+    return 0;
+}
+
+/* ---- the connections of this program (the watchdog has its own) ---- */
+
+typedef struct nodes {
+    rl_conn *conns[RL_MAX_NODES];
+    rl_net net;
+    rl_transport tp;
+    rl_ctx ctx;
+    int n;
+} nodes;
+
+static int nodes_open(nodes *t, const cli *c)
+{
+    memset(t, 0, sizeof(*t));
+    for (int i = 0; i < c->n; i++) {
+        t->conns[i] = rl_conn_new(&c->confs[i]);
+        if (!t->conns[i]) return -1;
+        t->n = i + 1;
+    }
+    t->net = (rl_net){.conns = t->conns, .n = c->n, .clock = &rl_clock_monotonic};
+    t->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &t->net};
+    t->ctx = (rl_ctx){.tp = &t->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = c->n};
+    return 0;
+}
+
+static void nodes_close(nodes *t)
+{
+    for (int i = 0; i < t->n; i++) rl_conn_free(t->conns[i]);
+    t->n = 0;
+}
+
+/* "could not reach a quorum (3 of 5 nodes needed, 2 answered): host:port why; ..." */
+static void quorum_message(const char *what, const cli *c, const nodes *t, const rl_call *call)
+{
+    fprintf(stderr, "redlock: %s: could not reach a quorum (%d of %d nodes needed, %d answered)", what,
+            rl_quorum(c->n), c->n, call->answered);
+    const char *sep = ": ";
+    for (int i = 0; i < c->n; i++) {
+        if (call->res[i].state != RL_FAILED) continue;
+        char name[128];
+        rl_node_conf_name(rl_conn_conf(t->conns[i]), name, sizeof(name));
+        fprintf(stderr, "%s%s %s", sep, name,
+                call->res[i].reason[0] ? call->res[i].reason : rl_err_name(call->res[i].err));
+        sep = "; ";
+    }
+    sep = "; not awaited: ";
+    for (int i = 0; i < c->n; i++) {
+        if (call->res[i].state != RL_PENDING) continue;
+        char name[128];
+        rl_node_conf_name(rl_conn_conf(t->conns[i]), name, sizeof(name));
+        fprintf(stderr, "%s%s", sep, name);
+        sep = ", ";
+    }
+    fputc('\n', stderr);
+}
+
+static int same_server_message(const char *what, const cli *c, const nodes *t, const rl_call *call)
+{
+    for (int i = 0; i < c->n; i++) {
+        if (call->res[i].err != RL_E_SAME_SERVER) continue;
+        char name[128];
+        rl_node_conf_name(rl_conn_conf(t->conns[i]), name, sizeof(name));
+        return usage_error("%s: node %d (%s) is the same Redis server as another node; a server may count only once",
+                           what, i + 1, name);
+    }
+    return usage_error("%s: two nodes are the same Redis server; a server may count only once", what);
+}
+
+/* ---- options ---- */
+
+enum { OPT_PREFIX = 256, OPT_FENCING, OPT_MAX_HOLD, OPT_KILL_GRACE, OPT_CHECK, OPT_VERSION, OPT_TLS_CAFILE,
+       OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NO_VERIFY };
+
+static const struct option long_opts[] = {
+    {"nodes", required_argument, NULL, 'n'},
+    {"ttl", required_argument, NULL, 't'},
+    {"wait", required_argument, NULL, 'w'},
+    {"conflict-exit", required_argument, NULL, 'E'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"prefix", required_argument, NULL, OPT_PREFIX},
+    {"fencing", no_argument, NULL, OPT_FENCING},
+    {"max-hold", required_argument, NULL, OPT_MAX_HOLD},
+    {"kill-grace", required_argument, NULL, OPT_KILL_GRACE},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"tls-cafile", required_argument, NULL, OPT_TLS_CAFILE},
+    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"tls-no-verify", no_argument, NULL, OPT_TLS_NO_VERIFY},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* returns -1 to go on, else an exit status */
+static int parse_args(cli *c, int argc, char **argv)
+{
+    int ok, o;
+    c->ttl_ms = DEFAULT_TTL_MS;
+    c->conflict_exit = 1;
+    c->kill_grace_ms = DEFAULT_KILL_GRACE_MS;
+    c->prefix = "";
+    opterr = 0;
+    /* '+': options end at RESOURCE (COMMAND's own options are its own) */
+    while ((o = getopt_long(argc, argv, "+:n:t:w:E:qh", long_opts, NULL)) != -1) {
+        switch (o) {
+        case 'n': c->nodes = optarg; c->nodes_from = "--nodes"; break;
+        case 't':
+            c->ttl_ms = parse_num(optarg, 1, INT32_MAX, &ok);
+            if (!ok) return usage_error("--ttl must be a number of ms between 1 and %d", INT32_MAX);
+            break;
+        case 'w':
+            c->wait_ms = parse_num(optarg, 0, INT32_MAX, &ok);
+            if (!ok) return usage_error("--wait must be a number of ms between 0 and %d", INT32_MAX);
+            break;
+        case 'E':
+            c->conflict_exit = parse_num(optarg, 0, 255, &ok);
+            if (!ok) return usage_error("--conflict-exit must be an exit status between 0 and 255");
+            break;
+        case 'q': c->quiet = 1; break;
+        case OPT_PREFIX:
+            c->prefix = optarg;
+            if (strlen(optarg) > MAX_PREFIX) return usage_error("--prefix must be at most %d bytes", MAX_PREFIX);
+            break;
+        case OPT_FENCING: c->fencing = 1; break;
+        case OPT_MAX_HOLD:
+            c->max_hold_ms = parse_num(optarg, 0, LONG_MAX / 1000, &ok);
+            if (!ok) return usage_error("--max-hold must be a number of ms >= 0");
+            break;
+        case OPT_KILL_GRACE:
+            c->kill_grace_ms = parse_num(optarg, 0, LONG_MAX / 1000, &ok);
+            if (!ok) return usage_error("--kill-grace must be a number of ms >= 0");
+            break;
+        case OPT_CHECK: c->check = 1; break;
+        case OPT_TLS_CAFILE: c->tls_cafile = optarg; break;
+        case OPT_TLS_CERT: c->tls_cert = optarg; break;
+        case OPT_TLS_KEY: c->tls_key = optarg; break;
+        case OPT_TLS_NO_VERIFY: c->tls_no_verify = 1; break;
+        case 'h': usage(stdout); return 0;
+        case OPT_VERSION: printf("redlock %s\n", RL_VERSION); return 0;
+        case ':': return usage_error("option %s needs a value", argv[optind - 1]);
+        default:
+            if (optopt) return usage_error("unknown option -%c", optopt);
+            return usage_error("unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return usage_error("missing RESOURCE");
+    c->resource = argv[optind++];
+    size_t rl = strlen(c->resource);
+    if (rl < 1 || rl > MAX_RESOURCE) return usage_error("RESOURCE must be between 1 and %d bytes", MAX_RESOURCE);
+    if (optind < argc && strcmp(argv[optind], "--") == 0) optind++;
+    if (c->check) {
+        if (optind < argc) return usage_error("--check takes no COMMAND");
+    } else {
+        if (optind >= argc) return usage_error("missing COMMAND (redlock [options] RESOURCE -- COMMAND [ARG...])");
+        c->command = &argv[optind];
+    }
+    if (!c->nodes) {
+        c->nodes = getenv("REDLOCK_NODES");
+        c->nodes_from = "REDLOCK_NODES";
+        if (!c->nodes || !*c->nodes) return usage_error("no nodes: give --nodes or set REDLOCK_NODES");
+    }
+    return -1;
+}
+
+/* ---- running COMMAND ---- */
+
+static uint64_t now_ms(void) { return rl_clock_monotonic.now_us(NULL) / 1000u; }
+
+static int exit_status_of(int st)
+{
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return EX_SOFTWARE;
+}
+
+/* SIGINT, SIGTERM and SIGHUP are forwarded to COMMAND (those the caller
+ * ignores, as nohup does, stay ignored); SIGCHLD wakes the wait. All are
+ * blocked from the start and taken with sigtimedwait: one arriving while the
+ * lock is being taken is forwarded once COMMAND runs. */
+static const int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
+static int forward[3];
+static sigset_t wait_set, orig_mask;
+
+static void block_signals(void)
+{
+    sigemptyset(&wait_set);
+    sigaddset(&wait_set, SIGCHLD);
+    for (int i = 0; i < 3; i++) {
+        struct sigaction sa;
+        sigaction(forwarded[i], NULL, &sa);
+        forward[i] = sa.sa_handler != SIG_IGN;
+        if (forward[i]) sigaddset(&wait_set, forwarded[i]);
+    }
+    /* a caller that ignores SIGCHLD would make the child unwaitable */
+    signal(SIGCHLD, SIG_DFL);
+    /* before the watchdog thread exists (it blocks all signals anyway) */
+    sigprocmask(SIG_BLOCK, &wait_set, &orig_mask);
+}
+
+static int run(cli *c, nodes *t, const char *key, size_t keylen, const rl_lock_info *info)
+{
+    rl_watch_spec spec = {.confs = c->confs, .n = c->n, .key = key, .keylen = keylen, .token = info->token,
+                          .ttl_ms = (int)c->ttl_ms, .drift_factor = 0.01, .max_hold_ms = c->max_hold_ms};
+    rl_watch *w = rl_watch_start(&spec, info);
+    if (!w) {
+        msg("could not start the watchdog (out of memory or no thread); releasing");
+        rl_release(&t->ctx, key, keylen, info->token, NULL);
+        return EX_OSERR;
+    }
+
+    /* COMMAND: its own process group (signals reach all it starts), our signal mask and dispositions */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigmask(&attr, &orig_mask);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGCHLD);
+    for (int i = 0; i < 3; i++)
+        if (forward[i]) sigaddset(&def, forwarded[i]);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, c->command[0], NULL, &attr, c->command, environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        msg("cannot run %s: %s", c->command[0], strerror(rc));
+        rl_watch_stop(w);
+        rl_watch_unref(w);
+        for (int i = 0; i < t->n; i++) rl_conn_check(t->conns[i]);
+        rl_release(&t->ctx, key, keylen, info->token, NULL);
+        return rc == ENOENT ? 127 : 126;
+    }
+
+    int status = 0, lost = 0, killed = 0;
+    uint64_t term_at = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) {
+            status = 0;
+            break;
+        }
+        if (!lost) {
+            rl_watch_status st;
+            rl_watch_status_get(w, &st);
+            int64_t left = rl_watch_remaining_ms(w);
+            if (st.state == RL_WATCH_LOST || left <= 0) {
+                lost = 1;
+                if (st.state == RL_WATCH_LOST)
+                    msg("lost the lock on %s: %s; terminating COMMAND", c->resource, st.reason);
+                else if (st.state == RL_WATCH_MAX_HOLD)
+                    msg("the lock on %s expired: --max-hold %ld ms reached; terminating COMMAND", c->resource,
+                        c->max_hold_ms);
+                else
+                    msg("the lock on %s expired before it could be extended; terminating COMMAND", c->resource);
+                kill(-pid, SIGTERM);
+                term_at = now_ms();
+            }
+        } else if (!killed && now_ms() - term_at >= (uint64_t)c->kill_grace_ms) {
+            msg("COMMAND still running %ld ms after SIGTERM: SIGKILL", c->kill_grace_ms);
+            kill(-pid, SIGKILL);
+            killed = 1;
+        }
+        long tick = TICK_MS;
+        if (lost && !killed) {
+            uint64_t due = term_at + (uint64_t)c->kill_grace_ms, now = now_ms();
+            if (due > now && (long)(due - now) < tick) tick = (long)(due - now);
+            if (due <= now) tick = 0;
+        }
+        struct timespec ts = {tick / 1000, (tick % 1000) * 1000000L};
+        int sig = sigtimedwait(&wait_set, NULL, &ts);
+        for (int i = 0; i < 3; i++)
+            if (sig == forwarded[i] && forward[i]) kill(-pid, sig); /* COMMAND's whole group, as a terminal would */
+    }
+
+    /* COMMAND has exited: no extension after this, then the release */
+    rl_watch_stop(w);
+    rl_watch_unref(w);
+    for (int i = 0; i < t->n; i++) rl_conn_check(t->conns[i]); /* idle for long: stale ones reconnect */
+    rl_call call;
+    int rr = rl_release(&t->ctx, key, keylen, info->token, &call);
+    if (!lost && rr == RL_NO_QUORUM) quorum_message("release (the lock expires by its TTL)", c, t, &call);
+    return lost ? EX_SOFTWARE : exit_status_of(status);
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    memset(&c, 0, sizeof(c));
+    int rc = parse_args(&c, argc, argv);
+    if (rc >= 0) return rc;
+    block_signals();
+    rc = parse_nodes(&c);
+    if (rc != 0) goto out;
+
+    char key[MAX_PREFIX + MAX_RESOURCE + 1];
+    size_t pl = strlen(c.prefix), rlen = strlen(c.resource);
+    memcpy(key, c.prefix, pl);
+    memcpy(key + pl, c.resource, rlen);
+    size_t keylen = pl + rlen;
+
+    nodes t;
+    if (nodes_open(&t, &c) != 0) {
+        msg("out of memory");
+        rc = EX_OSERR;
+        goto out;
+    }
+    rl_call call;
+    if (c.check) {
+        int r = rl_is_locked(&t.ctx, key, keylen, &call);
+        if (r == RL_YES) rc = 0;
+        else if (r == RL_NO) rc = 1;
+        else if (r == RL_SAME_SERVER) rc = same_server_message("check", &c, &t, &call);
+        else {
+            quorum_message("check", &c, &t, &call);
+            rc = EX_UNAVAILABLE;
+        }
+        nodes_close(&t);
+        goto out;
+    }
+
+    /* the fence counter: one key per prefix, as the extension's */
+    static const char fence_suffix[] = "\0redlock:fence";
+    char fence_key[MAX_PREFIX + sizeof(fence_suffix)];
+    memcpy(fence_key, c.prefix, pl);
+    memcpy(fence_key + pl, fence_suffix, sizeof(fence_suffix) - 1);
+    rl_opts o = {
+        .retry_count = 0, /* --wait 0: one attempt */
+        .retry_delay_ms = 200,
+        .retry_jitter_ms = 100,
+        .wait_ms = (int)c.wait_ms,
+        .drift_factor = 0.01,
+        .fence_key = c.fencing ? fence_key : NULL,
+        .fence_keylen = c.fencing ? pl + sizeof(fence_suffix) - 1 : 0,
+    };
+    rl_lock_info info;
+    int r = rl_acquire(&t.ctx, key, keylen, (int)c.ttl_ms, &o, &info, &call);
+    if (r == RL_ACQUIRED) {
+        char fence[24];
+        setenv("REDLOCK_RESOURCE", c.resource, 1);
+        setenv("REDLOCK_TOKEN", info.token, 1);
+        if (c.fencing) {
+            snprintf(fence, sizeof(fence), "%" PRId64, info.fence);
+            setenv("REDLOCK_FENCE", fence, 1);
+        } else {
+            unsetenv("REDLOCK_FENCE"); /* an outer redlock's is not ours */
+        }
+        rc = run(&c, &t, key, keylen, &info);
+    } else if (r == RL_CONFLICT) {
+        if (!c.quiet) {
+            if (c.wait_ms > 0)
+                msg("%s is locked by another owner (waited %ld ms)", c.resource, c.wait_ms);
+            else
+                msg("%s is locked by another owner", c.resource);
+        }
+        rc = (int)c.conflict_exit;
+    } else if (r == RL_NO_QUORUM) {
+        quorum_message("lock", &c, &t, &call);
+        rc = EX_UNAVAILABLE;
+    } else if (r == RL_SAME_SERVER) {
+        rc = same_server_message("lock", &c, &t, &call);
+    } else {
+        msg("internal error (out of memory or random source failed)");
+        rc = EX_OSERR;
+    }
+    nodes_close(&t);
+out:
+    rl_watchdog_shutdown();
+    for (int i = 0; i < c.n; i++) rl_node_conf_free(&c.confs[i]);
+    return rc;
+}

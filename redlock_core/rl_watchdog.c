@@ -1,0 +1,614 @@
+/* rl_watchdog.c -- the auto_extend watchdog: one background thread per process that keeps extending
+ * watched locks, on its own connections, until they are released, lost or held for max_hold. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "rl_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The connections of one node list, shared by the watches on it. Used only
+ * by the thread (and freed by whoever drops the last reference, under the
+ * mutex, when the thread is not using it). */
+typedef struct nodeset {
+    struct nodeset *next;
+    int refs; /* active watches on it, +1 while the thread extends through it */
+    int n;
+    rl_conn *conns[RL_MAX_NODES];
+    rl_net net;
+    rl_transport tp;
+    rl_ctx ctx;
+} nodeset;
+
+struct rl_watch {
+    /* everything below is guarded by wd.mu */
+    int refs;     /* the caller's handles, +1 while active (the watchdog's own) */
+    int state;    /* enum rl_watch_state */
+    int busy;     /* the thread is extending it, without the mutex */
+    int paused;   /* the caller is extending it (rl_watch_pause) */
+    int heap_idx; /* -1 when not on the heap */
+    struct rl_watch *prev, *next; /* the list of active watches (fork, shutdown) */
+    nodeset *ns;
+    int ttl_ms;
+    double drift_factor;
+    uint64_t due_us;      /* next extension: a third of the ttl after the last successful one began */
+    uint64_t hold_end_us; /* max_hold: no extension from then on; 0: no limit */
+    rl_lock_info info;    /* validity as of the last successful extension */
+    uint64_t extensions;
+    char reason[RL_WATCH_REASON_LEN];
+    /* fixed at start: read by the thread without the mutex while it holds a reference */
+    char *key;
+    size_t keylen;
+    char token[RL_TOKEN_MAX + 1];
+};
+
+/* The process' watchdog. One instance guarded by one mutex (ZTS: PHP threads
+ * and the watchdog thread share it); the only state outside it is the
+ * atomic counter of extensions. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* the thread: new work, a stop, shutdown */
+    pthread_cond_t idle; /* callers: an extension in flight finished */
+    int running;         /* the thread exists */
+    int ready;           /* it has reached its loop (past the thread start-up of libc and sanitizers) */
+    int stopping;
+    int extending;       /* the thread is in rl_extend (without the mutex) */
+    int forking;         /* fork() is under way: no new extension */
+    pthread_t thread;
+    rl_watch **heap; /* min-heap on wake time */
+    int heap_n, heap_cap;
+    rl_watch *active; /* every active watch, on the heap or not (busy, paused) */
+    int n_active;
+    nodeset *sets;
+} wd = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static pthread_once_t wd_once = PTHREAD_ONCE_INIT;
+static _Atomic uint64_t wd_extended;
+
+static uint64_t now_us(void) { return rl_clock_monotonic.now_us(rl_clock_monotonic.ctx); }
+
+/* ---- fork: a child has no watchdog thread ---- */
+
+static void wd_free_set(nodeset *s);
+static void deactivate(rl_watch *w, int state);
+
+/* fork() waits for an extension in flight and starts no other until it
+ * returns: the child then inherits no half-done round trip, and no lock the
+ * thread took inside it (an allocator's, a resolver's, that a sanitizer's
+ * allocator does not reset in the child); the thread holds wd.mu only for
+ * bookkeeping, so with wd.mu held here it is blocked or waiting. */
+static void on_fork_prepare(void)
+{
+    pthread_mutex_lock(&wd.mu);
+    wd.forking = 1;
+    while (wd.extending) pthread_cond_wait(&wd.idle, &wd.mu);
+}
+static void on_fork_parent(void)
+{
+    wd.forking = 0;
+    pthread_cond_signal(&wd.wake);
+    pthread_mutex_unlock(&wd.mu);
+}
+
+static void init_conds(void)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    /* the thread's timed waits count on CLOCK_MONOTONIC: a wall clock step
+     * must not delay an extension */
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&wd.wake, &ca);
+    pthread_cond_init(&wd.idle, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+/* Only the forking thread lives on in the child, holding wd.mu (taken in
+ * prepare, so no watch was half-updated). The child does not take over the
+ * parent's locks: its copies of the watches stop (the parent keeps extending
+ * them), its copies of the connections are closed (close(2) only: the
+ * parent's sockets are untouched), and the next rl_watch_start() here starts
+ * a thread of its own. Nothing is joined: the thread does not exist here. */
+static void on_fork_child(void)
+{
+    while (wd.active) {
+        rl_watch *w = wd.active;
+        w->busy = 0;
+        w->paused = 0;
+        deactivate(w, RL_WATCH_FORKED);
+    }
+    /* a set the thread was extending through (its extra reference) */
+    while (wd.sets) wd_free_set(wd.sets);
+    wd.heap_n = 0;
+    wd.running = 0;
+    wd.ready = 0;
+    wd.stopping = 0;
+    wd.extending = 0;
+    wd.forking = 0;
+    init_conds(); /* their waiters were other threads: gone */
+    pthread_mutex_unlock(&wd.mu);
+}
+
+static void wd_init(void)
+{
+    init_conds();
+    pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+}
+
+/* ---- the heap of active watches, ordered by wake time ---- */
+
+static uint64_t wake_at(const rl_watch *w)
+{
+    return w->hold_end_us && w->hold_end_us < w->due_us ? w->hold_end_us : w->due_us;
+}
+
+static void heap_set(int i, rl_watch *w)
+{
+    wd.heap[i] = w;
+    w->heap_idx = i;
+}
+
+static void heap_up(int i)
+{
+    rl_watch *w = wd.heap[i];
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (wake_at(wd.heap[p]) <= wake_at(w)) break;
+        heap_set(i, wd.heap[p]);
+        i = p;
+    }
+    heap_set(i, w);
+}
+
+static void heap_down(int i)
+{
+    rl_watch *w = wd.heap[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= wd.heap_n) break;
+        if (c + 1 < wd.heap_n && wake_at(wd.heap[c + 1]) < wake_at(wd.heap[c])) c++;
+        if (wake_at(w) <= wake_at(wd.heap[c])) break;
+        heap_set(i, wd.heap[c]);
+        i = c;
+    }
+    heap_set(i, w);
+}
+
+/* room was reserved at rl_watch_start (heap_cap >= active watches) */
+static void heap_push(rl_watch *w)
+{
+    heap_set(wd.heap_n++, w);
+    heap_up(wd.heap_n - 1);
+}
+
+static void heap_remove(rl_watch *w)
+{
+    int i = w->heap_idx;
+    if (i < 0) return;
+    w->heap_idx = -1;
+    rl_watch *last = wd.heap[--wd.heap_n];
+    if (i == wd.heap_n) return;
+    heap_set(i, last);
+    heap_up(i);
+    heap_down(last->heap_idx);
+}
+
+/* ---- node sets ---- */
+
+static int str_eq(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static int tls_eq(const rl_tls_conf *a, const rl_tls_conf *b)
+{
+    return str_eq(a->cafile, b->cafile) && str_eq(a->capath, b->capath) && str_eq(a->local_cert, b->local_cert) &&
+           str_eq(a->local_pk, b->local_pk) && str_eq(a->passphrase, b->passphrase) &&
+           str_eq(a->peer_name, b->peer_name) && a->no_verify_peer == b->no_verify_peer &&
+           a->no_verify_peer_name == b->no_verify_peer_name;
+}
+
+/* the same connection settings: one connection may serve both */
+static int conf_eq(const rl_node_conf *a, const rl_node_conf *b)
+{
+    return str_eq(a->host, b->host) && a->port == b->port && str_eq(a->socket, b->socket) &&
+           a->database == b->database && str_eq(a->user, b->user) && str_eq(a->password, b->password) &&
+           a->tls == b->tls && (!a->tls || tls_eq(&a->tls_conf, &b->tls_conf)) &&
+           a->connect_timeout_ms == b->connect_timeout_ms && a->timeout_ms == b->timeout_ms;
+}
+
+static void wd_free_set(nodeset *s)
+{
+    for (nodeset **pp = &wd.sets; *pp; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    }
+    for (int i = 0; i < s->n; i++) rl_conn_free(s->conns[i]);
+    free(s);
+}
+
+static void set_unref(nodeset *s)
+{
+    if (s && --s->refs == 0) wd_free_set(s);
+}
+
+static nodeset *set_get(const rl_node_conf *confs, int n)
+{
+    for (nodeset *s = wd.sets; s; s = s->next) {
+        if (s->n != n) continue;
+        int same = 1;
+        for (int i = 0; i < n && same; i++) same = conf_eq(rl_conn_conf(s->conns[i]), &confs[i]);
+        if (same) {
+            s->refs++;
+            return s;
+        }
+    }
+    nodeset *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    for (int i = 0; i < n; i++) {
+        s->conns[i] = rl_conn_new(&confs[i]); /* a copy of the conf: never the caller's connection */
+        if (!s->conns[i]) {
+            for (int k = 0; k < i; k++) rl_conn_free(s->conns[k]);
+            free(s);
+            return NULL;
+        }
+        s->n = i + 1;
+    }
+    s->net = (rl_net){.conns = s->conns, .n = n, .clock = &rl_clock_monotonic};
+    s->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &s->net};
+    s->ctx = (rl_ctx){.tp = &s->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = n};
+    s->refs = 1;
+    s->next = wd.sets;
+    wd.sets = s;
+    return s;
+}
+
+/* ---- watches ---- */
+
+static void watch_free(rl_watch *w)
+{
+    free(w->key);
+    memset(w->token, 0, sizeof(w->token));
+    free(w);
+}
+
+static void unref_locked(rl_watch *w)
+{
+    if (--w->refs == 0) watch_free(w);
+}
+
+/* End a watch (under wd.mu, never while busy): off the heap and the active
+ * list, its node set and the watchdog's reference dropped. */
+static void deactivate(rl_watch *w, int state)
+{
+    if (w->state != RL_WATCH_ACTIVE) return;
+    w->state = state;
+    if (state == RL_WATCH_LOST) {
+        w->info.valid_until_us = 0;
+        w->info.validity_ms = 0;
+    }
+    heap_remove(w);
+    if (w->prev) w->prev->next = w->next; else wd.active = w->next;
+    if (w->next) w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+    wd.n_active--;
+    nodeset *s = w->ns;
+    w->ns = NULL;
+    if (state == RL_WATCH_FORKED) {
+        /* the child's copy of the set: freed below by on_fork_child */
+    } else {
+        set_unref(s);
+    }
+    unref_locked(w);
+}
+
+static const char *outcome_text(int r)
+{
+    switch (r) {
+    case RL_LOST: return "our token is gone on too many nodes (expired or taken)";
+    case RL_NO_QUORUM: return "could not reach a quorum";
+    case RL_SAME_SERVER: return "two nodes are the same Redis server";
+    case RL_ERROR: return "internal error (out of memory)";
+    default: return "the new validity came out <= 0";
+    }
+}
+
+/* "extension failed: <why>: host:port <reason>; ..." (names, never passwords) */
+static void lost_reason(rl_watch *w, nodeset *s, int r, const rl_call *call)
+{
+    size_t len = (size_t)snprintf(w->reason, sizeof(w->reason), "extension failed: %s (%d of %d nodes needed, %d confirmed)",
+                                  outcome_text(r), rl_quorum(s->n), s->n, r == RL_ERROR ? 0 : call->ok);
+    const char *sep = ": ";
+    for (int i = 0; r != RL_ERROR && i < s->n && len < sizeof(w->reason); i++) {
+        const rl_result *res = &call->res[i];
+        char name[128];
+        const char *why;
+        if (res->state == RL_FAILED)
+            why = res->reason[0] ? res->reason : rl_err_name(res->err);
+        else if (res->state == RL_ANSWERED && !(res->reply.type == RL_REPLY_INTEGER && res->reply.integer == 1))
+            why = "token gone";
+        else
+            continue;
+        rl_node_conf_name(rl_conn_conf(s->conns[i]), name, sizeof(name));
+        len += (size_t)snprintf(w->reason + len, sizeof(w->reason) - len, "%s%s %s", sep, name, why);
+        sep = "; ";
+    }
+}
+
+/* One due watch (under wd.mu; the mutex is let go for the round trip). */
+static void extend_one(rl_watch *w, uint64_t now)
+{
+    if (w->hold_end_us && now >= w->hold_end_us) {
+        deactivate(w, RL_WATCH_MAX_HOLD); /* the lock now expires by its TTL */
+        return;
+    }
+    if (now >= w->info.valid_until_us) {
+        /* too late to extend what may already be someone else's: a paused
+         * process, or a thread that fell behind */
+        snprintf(w->reason, sizeof(w->reason), "validity ran out before the extension was sent (process paused?)");
+        deactivate(w, RL_WATCH_LOST);
+        return;
+    }
+    heap_remove(w);
+    w->busy = 1;
+    wd.extending = 1;
+    nodeset *s = w->ns;
+    s->refs++;
+    int ttl = w->ttl_ms;
+    double drift = w->drift_factor;
+    rl_lock_info info = w->info;
+    pthread_mutex_unlock(&wd.mu);
+
+    rl_call call;
+    int r = rl_extend(&s->ctx, w->key, w->keylen, w->token, ttl, drift, &info, &call);
+
+    pthread_mutex_lock(&wd.mu);
+    w->busy = 0;
+    wd.extending = 0;
+    if (w->state == RL_WATCH_ACTIVE) {
+        if (r == RL_EXTENDED) {
+            w->info = info;
+            w->extensions++;
+            wd_extended++;
+            w->due_us = info.start_us + (uint64_t)ttl * 1000u / 3u;
+            heap_push(w);
+        } else {
+            /* the first failed extension ends it: the lock is lost */
+            lost_reason(w, s, r, &call);
+            deactivate(w, RL_WATCH_LOST);
+        }
+    }
+    set_unref(s);
+    pthread_cond_broadcast(&wd.idle);
+}
+
+static void timed_wait(uint64_t us)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (us % 1000000u) * 1000u;
+    ts.tv_sec += (time_t)(us / 1000000u + ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    pthread_cond_timedwait(&wd.wake, &wd.mu, &ts);
+}
+
+static void *wd_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&wd.mu);
+    wd.ready = 1;
+    pthread_cond_broadcast(&wd.idle);
+    while (!wd.stopping) {
+        if (wd.heap_n == 0 || wd.forking) {
+            pthread_cond_wait(&wd.wake, &wd.mu);
+            continue;
+        }
+        rl_watch *w = wd.heap[0];
+        uint64_t now = now_us(), at = wake_at(w);
+        if (at > now) {
+            timed_wait(at - now);
+            continue;
+        }
+        extend_one(w, now);
+    }
+    pthread_mutex_unlock(&wd.mu);
+    return NULL;
+}
+
+/* under wd.mu */
+static int start_thread(void)
+{
+    if (wd.running) return 0;
+    sigset_t all, old;
+    sigfillset(&all);
+    /* the thread takes no signal: they stay with the caller's threads (PHP's
+     * timeouts, a program's SIGCHLD) */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&wd.thread, NULL, wd_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) return -1;
+    wd.running = 1;
+    /* a fork() must not copy a thread that is still starting up (it may hold
+     * allocator locks then): wait until it runs its loop */
+    while (!wd.ready) pthread_cond_wait(&wd.idle, &wd.mu);
+    return 0;
+}
+
+rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
+{
+    if (!spec || spec->n < 1 || spec->n > RL_MAX_NODES || spec->ttl_ms < 1 || !spec->token ||
+        strlen(spec->token) > RL_TOKEN_MAX)
+        return NULL;
+    pthread_once(&wd_once, wd_init);
+    rl_watch *w = calloc(1, sizeof(*w));
+    if (!w) return NULL;
+    w->key = malloc(spec->keylen ? spec->keylen : 1);
+    if (!w->key) {
+        free(w);
+        return NULL;
+    }
+    memcpy(w->key, spec->key, spec->keylen);
+    w->keylen = spec->keylen;
+    strcpy(w->token, spec->token);
+    w->ttl_ms = spec->ttl_ms;
+    w->drift_factor = spec->drift_factor;
+    w->info = *info;
+    w->due_us = info->start_us + (uint64_t)spec->ttl_ms * 1000u / 3u;
+    w->hold_end_us = spec->max_hold_ms > 0 ? info->start_us + (uint64_t)spec->max_hold_ms * 1000u : 0;
+    w->heap_idx = -1;
+    w->refs = 2; /* the caller's handle and the watchdog's */
+
+    pthread_mutex_lock(&wd.mu);
+    if (wd.heap_cap <= wd.n_active) {
+        int cap = wd.heap_cap ? wd.heap_cap * 2 : 16;
+        rl_watch **h = realloc(wd.heap, sizeof(*h) * (size_t)cap);
+        if (!h) goto fail;
+        wd.heap = h;
+        wd.heap_cap = cap;
+    }
+    w->ns = set_get(spec->confs, spec->n);
+    if (!w->ns) goto fail;
+    if (start_thread() != 0) {
+        set_unref(w->ns);
+        goto fail;
+    }
+    w->state = RL_WATCH_ACTIVE;
+    w->next = wd.active;
+    if (wd.active) wd.active->prev = w;
+    wd.active = w;
+    wd.n_active++;
+    heap_push(w);
+    pthread_cond_signal(&wd.wake);
+    pthread_mutex_unlock(&wd.mu);
+    return w;
+fail:
+    pthread_mutex_unlock(&wd.mu);
+    watch_free(w);
+    return NULL;
+}
+
+static void wait_not_busy(rl_watch *w)
+{
+    while (w->busy) pthread_cond_wait(&wd.idle, &wd.mu);
+}
+
+void rl_watch_stop(rl_watch *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&wd.mu);
+    wait_not_busy(w); /* its EVALSHA is out and answered (or timed out) before we return */
+    deactivate(w, RL_WATCH_STOPPED);
+    pthread_cond_signal(&wd.wake);
+    pthread_mutex_unlock(&wd.mu);
+}
+
+void rl_watch_ref(rl_watch *w)
+{
+    pthread_mutex_lock(&wd.mu);
+    w->refs++;
+    pthread_mutex_unlock(&wd.mu);
+}
+
+void rl_watch_unref(rl_watch *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&wd.mu);
+    unref_locked(w);
+    pthread_mutex_unlock(&wd.mu);
+}
+
+void rl_watch_status_get(rl_watch *w, rl_watch_status *st)
+{
+    pthread_mutex_lock(&wd.mu);
+    st->state = w->state;
+    st->ttl_ms = w->ttl_ms;
+    st->valid_until_us = w->info.valid_until_us;
+    st->extensions = w->extensions;
+    memcpy(st->reason, w->reason, sizeof(st->reason));
+    pthread_mutex_unlock(&wd.mu);
+}
+
+int64_t rl_watch_remaining_ms(rl_watch *w)
+{
+    pthread_mutex_lock(&wd.mu);
+    int64_t ms = rl_remaining_ms(&w->info, now_us());
+    pthread_mutex_unlock(&wd.mu);
+    return ms;
+}
+
+int rl_watch_pause(rl_watch *w, rl_lock_info *info)
+{
+    pthread_mutex_lock(&wd.mu);
+    wait_not_busy(w);
+    if (w->state == RL_WATCH_ACTIVE && !w->paused) {
+        heap_remove(w);
+        w->paused = 1;
+    }
+    if (info) *info = w->info;
+    int state = w->state;
+    pthread_mutex_unlock(&wd.mu);
+    return state;
+}
+
+void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *info)
+{
+    pthread_mutex_lock(&wd.mu);
+    int was_paused = w->paused;
+    w->paused = 0;
+    if (w->state == RL_WATCH_LOST || w->state == RL_WATCH_FORKED) {
+        /* a lost lock stays lost; a fork child's copy is not ours */
+    } else if (outcome == RL_EXTENDED) {
+        w->info = *info;
+        w->ttl_ms = ttl_ms;
+        w->due_us = info->start_us + (uint64_t)ttl_ms * 1000u / 3u;
+    } else if (info->valid_until_us < w->info.valid_until_us) {
+        w->info.valid_until_us = info->valid_until_us; /* a failed extend never adds validity */
+        w->info.validity_ms = info->validity_ms;
+    }
+    if (w->state == RL_WATCH_ACTIVE) {
+        if (w->info.valid_until_us == 0) {
+            snprintf(w->reason, sizeof(w->reason), "extend() found the lock gone: %s", outcome_text(outcome));
+            deactivate(w, RL_WATCH_LOST);
+        } else if (was_paused && w->heap_idx < 0) {
+            heap_push(w);
+            pthread_cond_signal(&wd.wake);
+        }
+    }
+    pthread_mutex_unlock(&wd.mu);
+}
+
+uint64_t rl_watchdog_extended(void) { return wd_extended; }
+
+int rl_watchdog_active(int *thread_running)
+{
+    pthread_mutex_lock(&wd.mu);
+    int n = wd.n_active;
+    if (thread_running) *thread_running = wd.running;
+    pthread_mutex_unlock(&wd.mu);
+    return n;
+}
+
+void rl_watchdog_shutdown(void)
+{
+    pthread_mutex_lock(&wd.mu);
+    if (wd.running) {
+        pthread_t th = wd.thread;
+        wd.stopping = 1;
+        pthread_cond_signal(&wd.wake);
+        pthread_mutex_unlock(&wd.mu);
+        pthread_join(th, NULL); /* it finishes the extension in flight, then returns */
+        pthread_mutex_lock(&wd.mu);
+        wd.running = 0;
+        wd.ready = 0;
+        wd.stopping = 0;
+    }
+    while (wd.active) deactivate(wd.active, RL_WATCH_STOPPED);
+    free(wd.heap);
+    wd.heap = NULL;
+    wd.heap_n = wd.heap_cap = 0;
+    pthread_mutex_unlock(&wd.mu);
+}

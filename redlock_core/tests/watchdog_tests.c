@@ -1,0 +1,607 @@
+/* watchdog_tests.c -- the auto_extend watchdog (rl_watchdog.c) against real redis-server nodes,
+ * built with -fsanitize=thread: held past its TTL, loss, max_hold, stop, fork, 200 locks, readers.
+ *
+ * Usage: watchdog_tests [substring]   runs the tests whose name contains it.
+ * The nodes are started here through tests/nodes.sh `run` (REDLOCK_NODES_SH), stopped by pid. */
+#define _GNU_SOURCE
+#include "rl_internal.h"
+#include "tests/check.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The fork test starts a watchdog thread in a child of a threaded process:
+ * ThreadSanitizer refuses that by default. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void) { return "die_after_fork=0"; }
+
+#define NNODES 5
+#define TIMEOUT_MS 100
+
+static struct {
+    int port;
+    pid_t pid;
+    int paused;
+} g_node[NNODES];
+static char g_dir[64];
+
+static uint64_t mono_ms(void) { return rl_clock_monotonic.now_us(NULL) / 1000u; }
+static void msleep(int ms) { rl_clock_monotonic.sleep_us(NULL, (uint64_t)ms * 1000u); }
+
+/* ---- nodes ---- */
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    socklen_t al = sizeof(a);
+    if (fd < 0) return -1;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static redisContext *admin_connect(int i)
+{
+    struct timeval tv = {1, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", g_node[i].port, tv);
+    if (!c || c->err) {
+        if (c) redisFree(c);
+        return NULL;
+    }
+    redisSetTimeout(c, tv);
+    return c;
+}
+
+/* the value of key on node i: 1 when it equals want, 0 when not, -1 unreachable */
+static int admin_has(int i, const char *key, const char *want)
+{
+    redisContext *c = admin_connect(i);
+    if (!c) return -1;
+    redisReply *r = redisCommand(c, "GET %s", key);
+    int v = r && r->type == REDIS_REPLY_STRING && strcmp(r->str, want) == 0;
+    if (!r) v = -1;
+    if (r) freeReplyObject(r);
+    redisFree(c);
+    return v;
+}
+
+/* EVALSHA calls node i has served (INFO commandstats) */
+static long long evalsha_calls(int i)
+{
+    redisContext *c = admin_connect(i);
+    long long v = -1;
+    if (!c) return v;
+    redisReply *r = redisCommand(c, "INFO commandstats");
+    if (r && r->type == REDIS_REPLY_STRING) {
+        const char *p = strstr(r->str, "cmdstat_evalsha:calls=");
+        v = p ? atoll(p + 22) : 0;
+    }
+    if (r) freeReplyObject(r);
+    redisFree(c);
+    return v;
+}
+
+static long long evalsha_total(void)
+{
+    long long s = 0;
+    for (int i = 0; i < NNODES; i++) s += evalsha_calls(i);
+    return s;
+}
+
+static int node_ping(int i)
+{
+    redisContext *c = admin_connect(i);
+    if (!c) return 0;
+    redisReply *r = redisCommand(c, "PING");
+    int ok = r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0;
+    if (r) freeReplyObject(r);
+    redisFree(c);
+    return ok;
+}
+
+static void nodes_stop(void)
+{
+    for (int i = 0; i < NNODES; i++) {
+        if (g_node[i].pid <= 0) continue;
+        kill(g_node[i].pid, SIGCONT);
+        kill(g_node[i].pid, SIGKILL);
+        waitpid(g_node[i].pid, NULL, 0);
+        g_node[i].pid = 0;
+    }
+    if (g_dir[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+        if (system(cmd) != 0) {}
+        g_dir[0] = '\0';
+    }
+}
+
+static int nodes_start(void)
+{
+    const char *nodes_sh = getenv("REDLOCK_NODES_SH") ? getenv("REDLOCK_NODES_SH") : "../tests/nodes.sh";
+    snprintf(g_dir, sizeof(g_dir), "/tmp/rl-wd.XXXXXX");
+    if (!mkdtemp(g_dir)) return -1;
+    atexit(nodes_stop);
+    for (int i = 0; i < NNODES; i++) {
+        int up = 0;
+        for (int attempt = 0; attempt < 5 && !up; attempt++) {
+            char port[16], name[16];
+            g_node[i].port = free_port();
+            snprintf(port, sizeof(port), "%d", g_node[i].port);
+            snprintf(name, sizeof(name), "node%d", i);
+            pid_t parent = getpid();
+            g_node[i].pid = fork();
+            if (g_node[i].pid == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent) _exit(126);
+                int nul = open("/dev/null", O_RDWR);
+                if (nul >= 0) {
+                    dup2(nul, 0);
+                    dup2(nul, 1);
+                    dup2(nul, 2);
+                }
+                execlp("bash", "bash", nodes_sh, "run", port, g_dir, name, (char *)NULL);
+                _exit(127);
+            }
+            for (int k = 0; k < 100 && !up; k++) {
+                msleep(20);
+                up = node_ping(i);
+            }
+            if (!up && g_node[i].pid > 0) {
+                kill(g_node[i].pid, SIGKILL);
+                waitpid(g_node[i].pid, NULL, 0);
+                g_node[i].pid = 0;
+            }
+        }
+        if (!up) return -1;
+    }
+    return 0;
+}
+
+static void node_pause(int i)
+{
+    if (kill(g_node[i].pid, SIGSTOP) == 0) g_node[i].paused = 1;
+}
+static void node_resume(int i)
+{
+    kill(g_node[i].pid, SIGCONT);
+    g_node[i].paused = 0;
+}
+
+/* ---- a client over the nodes: its own connections, like the PHP thread's ---- */
+
+typedef struct client {
+    rl_node_conf confs[NNODES];
+    rl_conn *conns[NNODES];
+    rl_net net;
+    rl_transport tp;
+    rl_ctx ctx;
+} client;
+
+static int client_open(client *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < NNODES; i++) {
+        char uri[64], err[128];
+        snprintf(uri, sizeof(uri), "redis://127.0.0.1:%d", g_node[i].port);
+        if (rl_uri_parse(uri, strlen(uri), &c->confs[i], err, sizeof(err)) != 0) return -1;
+        c->confs[i].connect_timeout_ms = TIMEOUT_MS;
+        c->confs[i].timeout_ms = TIMEOUT_MS;
+        c->conns[i] = rl_conn_new(&c->confs[i]);
+        if (!c->conns[i]) return -1;
+    }
+    c->net = (rl_net){.conns = c->conns, .n = NNODES, .clock = &rl_clock_monotonic};
+    c->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &c->net};
+    c->ctx = (rl_ctx){.tp = &c->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = NNODES};
+    return 0;
+}
+
+static void client_close(client *c)
+{
+    for (int i = 0; i < NNODES; i++) {
+        rl_conn_free(c->conns[i]);
+        rl_node_conf_free(&c->confs[i]);
+    }
+}
+
+static const rl_opts one_try = {.drift_factor = 0.01};
+
+static void make_key(char *buf, size_t len, const char *what)
+{
+    static int seq;
+    snprintf(buf, len, "rltest:wd:%s:%d:%d", what, (int)getpid(), ++seq);
+}
+
+/* acquire key with ttl and watch it */
+static rl_watch *acquire_watched(client *c, const char *key, int ttl, int64_t max_hold, rl_lock_info *info)
+{
+    if (rl_acquire(&c->ctx, key, strlen(key), ttl, &one_try, info, NULL) != RL_ACQUIRED) return NULL;
+    rl_watch_spec spec = {.confs = c->confs, .n = NNODES, .key = key, .keylen = strlen(key), .token = info->token,
+                          .ttl_ms = ttl, .drift_factor = 0.01, .max_hold_ms = max_hold};
+    return rl_watch_start(&spec, info);
+}
+
+static int state_of(rl_watch *w)
+{
+    rl_watch_status st;
+    rl_watch_status_get(w, &st);
+    return st.state;
+}
+
+/* ---- tests ---- */
+
+/* ttl 300 ms held through 1.5 s; a contender with its own connections fails all along */
+static void test_held_past_ttl(void)
+{
+    client a, b;
+    char key[96];
+    rl_lock_info info, other;
+    REQUIRE(client_open(&a) == 0 && client_open(&b) == 0);
+    make_key(key, sizeof(key), "held");
+    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    REQUIRE(w != NULL);
+    int conflicts = 0, tries = 0;
+    uint64_t end = mono_ms() + 1500;
+    while (mono_ms() < end) {
+        msleep(100);
+        tries++;
+        conflicts += rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL) == RL_CONFLICT;
+        CHECK(rl_watch_remaining_ms(w) > 0);
+    }
+    rl_watch_status st;
+    rl_watch_status_get(w, &st);
+    CHECK_EQ(st.state, RL_WATCH_ACTIVE);
+    CHECK(st.extensions >= 3);
+    CHECK_EQ(conflicts, tries);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_has(i, key, info.token), 1);
+    rl_watch_stop(w);
+    CHECK_EQ(state_of(w), RL_WATCH_STOPPED);
+    CHECK_OUT(rl_release(&a.ctx, key, strlen(key), info.token, NULL), RL_RELEASED);
+    CHECK_OUT(rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL), RL_ACQUIRED);
+    rl_release(&b.ctx, key, strlen(key), other.token, NULL);
+    rl_watch_unref(w);
+    client_close(&a);
+    client_close(&b);
+}
+
+/* after stop no EVALSHA reaches any node */
+static void test_no_extension_after_stop(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    make_key(key, sizeof(key), "stop");
+    rl_watch *w = acquire_watched(&a, key, 150, 0, &info);
+    REQUIRE(w != NULL);
+    msleep(400); /* a few extensions */
+    rl_watch_status st;
+    rl_watch_status_get(w, &st);
+    CHECK(st.extensions >= 2);
+    rl_watch_stop(w);
+    msleep(30);
+    long long before = evalsha_total();
+    msleep(400); /* would be ~8 extensions x 5 nodes */
+    CHECK_EQ(evalsha_total(), before);
+    rl_watch_status_get(w, &st);
+    CHECK_EQ(st.state, RL_WATCH_STOPPED);
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    rl_watch_unref(w);
+    client_close(&a);
+}
+
+/* 3 of 5 nodes paused: the first failed extension marks the lock lost */
+static void test_lost_three_paused(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    make_key(key, sizeof(key), "lost");
+    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    REQUIRE(w != NULL);
+    for (int i = 0; i < 3; i++) node_pause(i);
+    uint64_t t0 = mono_ms();
+    while (state_of(w) == RL_WATCH_ACTIVE && mono_ms() - t0 < 2000) msleep(10);
+    uint64_t took = mono_ms() - t0;
+    rl_watch_status st;
+    rl_watch_status_get(w, &st);
+    CHECK_EQ(st.state, RL_WATCH_LOST);
+    CHECK(took < 300 + 2 * TIMEOUT_MS + 100);
+    CHECK_EQ(st.valid_until_us, 0);
+    CHECK_EQ(rl_watch_remaining_ms(w), 0);
+    CHECK(strstr(st.reason, "quorum") != NULL);
+    char name[32];
+    snprintf(name, sizeof(name), "127.0.0.1:%d", g_node[0].port);
+    CHECK(strstr(st.reason, name) != NULL);
+    if (strstr(st.reason, name) == NULL) printf("    reason: %s\n", st.reason);
+    long long ext = (long long)st.extensions;
+    for (int i = 0; i < 3; i++) node_resume(i);
+    msleep(400);
+    rl_watch_status_get(w, &st);
+    CHECK_EQ(st.state, RL_WATCH_LOST); /* stays lost: no more extensions */
+    CHECK_EQ((long long)st.extensions, ext);
+    rl_watch_stop(w);
+    CHECK_EQ(state_of(w), RL_WATCH_LOST);
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    rl_watch_unref(w);
+    client_close(&a);
+}
+
+/* max_hold ends the extensions; the lock then expires by its TTL */
+static void test_max_hold(void)
+{
+    client a, b;
+    char key[96];
+    rl_lock_info info, other;
+    REQUIRE(client_open(&a) == 0 && client_open(&b) == 0);
+    make_key(key, sizeof(key), "maxhold");
+    uint64_t t0 = mono_ms();
+    rl_watch *w = acquire_watched(&a, key, 300, 700, &info);
+    REQUIRE(w != NULL);
+    while (state_of(w) == RL_WATCH_ACTIVE && mono_ms() - t0 < 3000) msleep(10);
+    uint64_t stopped = mono_ms() - t0;
+    CHECK_EQ(state_of(w), RL_WATCH_MAX_HOLD);
+    CHECK(stopped >= 700 && stopped < 900);
+    /* still held until its validity runs out, then free for others */
+    CHECK(rl_watch_remaining_ms(w) > 0);
+    CHECK_OUT(rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL), RL_CONFLICT);
+    while (rl_watch_remaining_ms(w) > 0 && mono_ms() - t0 < 3000) msleep(10);
+    uint64_t expired = mono_ms() - t0;
+    CHECK(expired <= 700 + 300 + 50);
+    int got = 0;
+    for (int k = 0; k < 30 && !got; k++) {
+        got = rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL) == RL_ACQUIRED;
+        if (!got) msleep(10);
+    }
+    CHECK(got);
+    if (got) rl_release(&b.ctx, key, strlen(key), other.token, NULL);
+    rl_watch_unref(w);
+    client_close(&a);
+    client_close(&b);
+}
+
+/* threads reading the state while the watchdog writes it (the PHP thread's view) */
+static rl_watch *g_read_w;
+static _Atomic int g_read_stop;
+static void *reader(void *arg)
+{
+    long bad = 0;
+    (void)arg;
+    while (!g_read_stop) {
+        rl_watch_status st;
+        rl_watch_status_get(g_read_w, &st);
+        int64_t ms = rl_watch_remaining_ms(g_read_w);
+        if (st.state == RL_WATCH_ACTIVE && ms <= 0) bad += 1000;
+        if (ms > 300) bad += 1;
+        usleep(50);
+    }
+    return (void *)bad;
+}
+
+static void test_readers(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    make_key(key, sizeof(key), "readers");
+    g_read_w = acquire_watched(&a, key, 300, 0, &info);
+    REQUIRE(g_read_w != NULL);
+    g_read_stop = 0;
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, reader, NULL);
+    /* the caller's own extend in between, paused and resumed */
+    for (int k = 0; k < 5; k++) {
+        msleep(100);
+        rl_lock_info cur;
+        int st = rl_watch_pause(g_read_w, &cur);
+        CHECK_EQ(st, RL_WATCH_ACTIVE);
+        int r = rl_extend(&a.ctx, key, strlen(key), info.token, 300, 0.01, &cur, NULL);
+        CHECK_OUT(r, RL_EXTENDED);
+        rl_watch_resume(g_read_w, r, 300, &cur);
+    }
+    msleep(300);
+    g_read_stop = 1;
+    long bad = 0;
+    for (int i = 0; i < 4; i++) {
+        void *rv;
+        pthread_join(th[i], &rv);
+        bad += (long)rv;
+    }
+    CHECK_EQ(bad, 0);
+    rl_watch_status st;
+    rl_watch_status_get(g_read_w, &st);
+    CHECK_EQ(st.state, RL_WATCH_ACTIVE);
+    if (st.state != RL_WATCH_ACTIVE) printf("    reason: %s\n", st.reason);
+    rl_watch_stop(g_read_w);
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    rl_watch_unref(g_read_w);
+    client_close(&a);
+}
+
+/* fork: the child has no watchdog and does not extend the parent's lock;
+ * it can watch a lock of its own; the parent goes on extending */
+static void test_fork(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    make_key(key, sizeof(key), "fork");
+    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    REQUIRE(w != NULL);
+    msleep(150);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int code = 0, running = -1;
+        if (state_of(w) != RL_WATCH_FORKED) code |= 1;
+        if (rl_watchdog_active(&running) != 0 || running != 0) code |= 2;
+        rl_watch_stop(w); /* a no-op here */
+        if (state_of(w) != RL_WATCH_FORKED) code |= 4;
+        /* (a child starting a watchdog of its own is tested in tests/watchdog/
+         * fork_child.phpt: ThreadSanitizer cannot start threads in the child
+         * of a threaded process) */
+        rl_watch_unref(w);
+        rl_watchdog_shutdown();
+        msleep(400); /* the parent's extensions go on meanwhile */
+        _exit(code);
+    }
+    REQUIRE(pid > 0);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK_EQ(WEXITSTATUS(status), 0);
+    rl_watch_status st;
+    rl_watch_status_get(w, &st);
+    CHECK_EQ(st.state, RL_WATCH_ACTIVE);
+    CHECK(st.extensions >= 3);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_has(i, key, info.token), 1);
+    rl_watch_stop(w);
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    rl_watch_unref(w);
+    client_close(&a);
+}
+
+/* 200 locks at once on one node list: all held through several TTLs */
+#define MANY 200
+static void test_many(void)
+{
+    client a;
+    static char keys[MANY][96];
+    static rl_lock_info infos[MANY];
+    static rl_watch *ws[MANY];
+    REQUIRE(client_open(&a) == 0);
+    int ok = 0;
+    for (int i = 0; i < MANY; i++) {
+        make_key(keys[i], sizeof(keys[i]), "many");
+        ws[i] = acquire_watched(&a, keys[i], 600, 0, &infos[i]);
+        ok += ws[i] != NULL;
+    }
+    REQUIRE(ok == MANY);
+    int running = 0;
+    CHECK_EQ(rl_watchdog_active(&running), MANY);
+    CHECK_EQ(running, 1);
+    msleep(2000);
+    int active = 0, valid = 0;
+    uint64_t ext = 0;
+    for (int i = 0; i < MANY; i++) {
+        rl_watch_status st;
+        rl_watch_status_get(ws[i], &st);
+        active += st.state == RL_WATCH_ACTIVE;
+        valid += rl_watch_remaining_ms(ws[i]) > 0;
+        ext += st.extensions;
+    }
+    CHECK_EQ(active, MANY);
+    CHECK_EQ(valid, MANY);
+    CHECK(ext >= (uint64_t)MANY * 8);
+    int held = 0;
+    for (int i = 0; i < MANY; i += 20) held += admin_has(2, keys[i], infos[i].token) == 1;
+    CHECK_EQ(held, MANY / 20);
+    for (int i = 0; i < MANY; i++) {
+        rl_watch_stop(ws[i]);
+        rl_release(&a.ctx, keys[i], strlen(keys[i]), infos[i].token, NULL);
+        rl_watch_unref(ws[i]);
+    }
+    CHECK_EQ(rl_watchdog_active(NULL), 0);
+    client_close(&a);
+}
+
+/* shutdown: every watch stopped, the thread joined; handles still readable */
+static void test_shutdown(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    make_key(key, sizeof(key), "shutdown");
+    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    REQUIRE(w != NULL);
+    rl_watchdog_shutdown();
+    int running = -1;
+    CHECK_EQ(rl_watchdog_active(&running), 0);
+    CHECK_EQ(running, 0);
+    CHECK_EQ(state_of(w), RL_WATCH_STOPPED);
+    long long before = evalsha_total();
+    msleep(250);
+    CHECK_EQ(evalsha_total(), before);
+    rl_watch_unref(w);
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    /* a new watch after shutdown starts a new thread */
+    w = acquire_watched(&a, key, 150, 0, &info);
+    REQUIRE(w != NULL);
+    msleep(200);
+    rl_watch_status st;
+    rl_watch_status_get(w, &st);
+    CHECK(st.extensions >= 1);
+    rl_watch_stop(w);
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    rl_watch_unref(w);
+    rl_watchdog_shutdown();
+    client_close(&a);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} tests[] = {
+    {"watchdog_held_past_ttl", test_held_past_ttl},
+    {"watchdog_no_extension_after_stop", test_no_extension_after_stop},
+    {"watchdog_lost_three_paused", test_lost_three_paused},
+    {"watchdog_max_hold", test_max_hold},
+    {"watchdog_readers_and_caller_extend", test_readers},
+    {"watchdog_fork", test_fork},
+    {"watchdog_200_locks", test_many},
+    {"watchdog_shutdown", test_shutdown},
+};
+
+int main(int argc, char **argv)
+{
+    int passed = 0, failed = 0;
+    const char *filter = argc > 1 ? argv[1] : NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    alarm(240); /* a hung test must not hang CI */
+    if (nodes_start() != 0) {
+        printf("FAIL watchdog: cannot start redis-server nodes (tests/nodes.sh run)\n");
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+        if (filter && !strstr(tests[i].name, filter)) continue;
+        t_fail = 0;
+        tests[i].fn();
+        for (int k = 0; k < NNODES; k++)
+            if (g_node[k].paused) node_resume(k);
+        if (t_fail) {
+            printf("FAIL %s\n", tests[i].name);
+            failed++;
+        } else {
+            printf("PASS %s\n", tests[i].name);
+            passed++;
+        }
+    }
+    rl_watchdog_shutdown();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

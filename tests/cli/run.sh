@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# tests/cli/run.sh -- drives the real redlock(1) binary against real Redis nodes, one check per
+# behaviour of CLI.md (exit statuses, environment, process group, signals, lock loss, --check,
+# REDLOCK_NODES / REDLOCK_PASSWORD, --version). Last line: "N passed, N failed".
+#
+#   REDLOCK_CLI         the binary (default: builds redlock_core/build/redlock with make cli)
+#   REDLOCK_SO          the extension, for the --version comparison (default: modules/redlock.so)
+#   REDLOCK_TEST_NODES  lock nodes from tests/nodes.sh env; when unset, this script starts
+#                       its own 5 (in a temp REDLOCK_NODES_DIR) and stops them at the end.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root" || exit 2
+
+passed=0 failed=0
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
+# check NAME COND-STRING DETAIL: COND evaluated by bash
+check() { if eval "$2"; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+
+tmp=$(mktemp -d /tmp/redlock-cli-test.XXXXXX)
+own_nodes=0
+started_pids=()
+cleanup() {
+    for p in "${started_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    if [ -n "${REDLOCK_NODES_DIR:-}" ]; then
+        for i in 1 2 3 4 5; do bash tests/nodes.sh resume "$i" >/dev/null 2>&1; done
+    fi
+    acl_cleanup
+    [ "$own_nodes" -eq 1 ] && bash tests/nodes.sh stop >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+acl_cleanup() { :; }
+trap cleanup EXIT
+
+# ---- the binary and the nodes ----
+BIN=${REDLOCK_CLI:-}
+if [ -z "$BIN" ]; then
+    make -s -C redlock_core cli >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; echo "0 passed, 1 failed"; exit 1; }
+    BIN=$root/redlock_core/build/redlock
+fi
+if [ -z "${REDLOCK_TEST_NODES:-}" ]; then
+    export REDLOCK_NODES_DIR=$tmp/nodes
+    own_nodes=1
+    bash tests/nodes.sh start 5 >"$tmp/nodes.log" 2>&1 || { cat "$tmp/nodes.log"; echo "0 passed, 1 failed"; exit 1; }
+    # TLS nodes too (after start: tests/nodes.sh start-tls); without the openssl CLI the TLS checks are skipped
+    bash tests/nodes.sh start-tls 3 >>"$tmp/nodes.log" 2>&1 || echo "TLS nodes not started: $(tail -n 2 "$tmp/nodes.log")"
+    set -a; . "$REDLOCK_NODES_DIR/env"; set +a
+fi
+IFS=, read -r -a NODES <<<"$REDLOCK_TEST_NODES"
+[ "${#NODES[@]}" -eq 5 ] || { echo "needs 5 nodes, have ${#NODES[@]}"; echo "0 passed, 1 failed"; exit 1; }
+export REDLOCK_NODES=$REDLOCK_TEST_NODES
+unset REDLOCK_PASSWORD REDLOCK_RESOURCE REDLOCK_TOKEN REDLOCK_FENCE
+
+run=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+res() { echo "clitest:$run:$1"; }
+cli_host() { echo "${1%:*}"; }
+cli_port() { echo "${1##*:}"; }
+rcli() { local a=$1; shift; timeout 2 redis-cli -h "$(cli_host "$a")" -p "$(cli_port "$a")" "$@" 2>/dev/null; }
+# nodes on which KEY holds exactly VALUE
+held_on() { local n=0 a; for a in "${NODES[@]}"; do [ "$(rcli "$a" GET "$1")" = "$2" ] && n=$((n + 1)); done; echo $n; }
+# nodes on which KEY exists
+keys_on() { local n=0 a; for a in "${NODES[@]}"; do [ "$(rcli "$a" EXISTS "$1")" = 1 ] && n=$((n + 1)); done; echo $n; }
+evalsha_calls() {
+    local s=0 a c
+    for a in "${NODES[@]}"; do
+        c=$(rcli "$a" INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\).*/\1/p')
+        s=$((s + ${c:-0}))
+    done
+    echo $s
+}
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# wait_until TIMEOUT_MS COMMAND...: poll every 20 ms
+wait_until() { local end=$(( $(ms) + $1 )); shift; while [ "$(ms)" -lt "$end" ]; do "$@" && return 0; sleep 0.02; done; "$@"; }
+file_has() { [ -s "$1" ]; }
+keys_are() { [ "$(keys_on "$1")" -eq "$2" ]; }
+pause3() { for i in 1 2 3; do bash tests/nodes.sh pause "$i" >/dev/null; done; }
+resume3() { for i in 1 2 3; do bash tests/nodes.sh resume "$i" >/dev/null; done; }
+# start redlock in the background with default INT handling (a non-interactive
+# shell starts background jobs with SIGINT ignored); sets $bg
+start_bg() { env --default-signal=INT,TERM,HUP "$BIN" "$@" 2>"$tmp/bgerr" & bg=$!; started_pids+=("$bg"); }
+
+echo "binary: $BIN"
+echo "nodes: $REDLOCK_TEST_NODES"
+
+# ---- --version, -h, usage errors (64) ----
+v=$("$BIN" --version); rc=$?
+so=${REDLOCK_SO:-$root/modules/redlock.so}
+if [ -f "$so" ]; then
+    ev=$(php -n -d "extension=$so" -r 'echo phpversion("redlock");' 2>/dev/null)
+    check version_matches_extension '[ $rc -eq 0 ] && [ "$v" = "redlock $ev" ]' "'$v' vs extension '$ev'"
+else
+    echo "SKIP version_matches_extension: no $so (build the extension first)"
+fi
+hv=$(sed -n 's/^#define RL_VERSION "\(.*\)"/\1/p' redlock_core/rl.h)
+pv=$(sed -n 's/^#define PHP_REDLOCK_VERSION "\(.*\)"/\1/p' php_redlock.h)
+check version_rl_h_equals_php_redlock_h '[ -n "$hv" ] && [ "$hv" = "$pv" ] && [ "$v" = "redlock $hv" ]' "rl.h $hv, php_redlock.h $pv"
+make -s -C redlock_core install-cli PREFIX="$tmp/prefix" >"$tmp/install.log" 2>&1; rc=$?
+iv=$("$tmp/prefix/bin/redlock" --version 2>&1)
+check install_cli_prefix '[ $rc -eq 0 ] && [ "$iv" = "$v" ] && [ -f "$tmp/prefix/share/man/man1/redlock.1" ]' "rc=$rc $(cat "$tmp/install.log") $iv"
+mw=$(man --warnings -l redlock_core/cli/redlock.1 2>&1 >/dev/null)
+check man_page_renders_clean '[ -z "$mw" ] && grep -q "^\.TH REDLOCK 1 .*redlock $hv" redlock_core/cli/redlock.1' "$mw"
+out=$("$BIN" -h); rc=$?
+check help_exit_0 '[ $rc -eq 0 ] && grep -q -- "--kill-grace" <<<"$out"'
+usage_case() { # name expected-substring args...
+    local name=$1 want=$2; shift 2
+    local err
+    err=$("$@" 2>&1 >/dev/null); local rc=$?
+    check "usage_$name" '[ $rc -eq 64 ] && grep -qi -- "$want" <<<"$err"' "rc=$rc err=$err"
+}
+usage_case no_args "missing RESOURCE" "$BIN"
+usage_case no_command "missing COMMAND" "$BIN" "$(res u1)"
+usage_case no_command_after_dashes "missing COMMAND" "$BIN" "$(res u1)" --
+usage_case unknown_option "unknown option" "$BIN" --frobnicate "$(res u1)" -- true
+usage_case bad_ttl "--ttl" "$BIN" -t 0 "$(res u1)" -- true
+usage_case bad_ttl_text "--ttl" "$BIN" -t 10s "$(res u1)" -- true
+usage_case bad_wait "--wait" "$BIN" -w -5 "$(res u1)" -- true
+usage_case bad_conflict_exit "--conflict-exit" "$BIN" -E 256 "$(res u1)" -- true
+usage_case missing_value "needs a value" "$BIN" -t
+usage_case tls_option_needs_value "needs a value" "$BIN" --tls-cafile
+usage_case check_with_command "--check takes no COMMAND" "$BIN" --check "$(res u1)" -- true
+usage_case no_nodes "no nodes" env -u REDLOCK_NODES "$BIN" "$(res u1)" -- true
+usage_case bad_uri "node 2 of --nodes" "$BIN" -n "${NODES[0]},redis://h:99999" "$(res u1)" -- true
+usage_case duplicate_node "same server" "$BIN" -n "${NODES[0]},${NODES[1]},${NODES[0]/127.0.0.1/localhost}" "$(res u1)" -- true
+usage_case uri_password_not_echoed "node 1" "$BIN" -n "redis://u:Hidden-Pw-1@h:99999" "$(res u1)" -- true
+err=$("$BIN" -n "redis://u:Hidden-Pw-1@h:99999" "$(res u1)" -- true 2>&1)
+check usage_message_has_no_password '! grep -q Hidden-Pw-1 <<<"$err"' "$err"
+
+# ---- COMMAND: environment, exit status, process group, release ----
+r=$(res env)
+out=$("$BIN" "$r" -- sh -c 'echo "R=$REDLOCK_RESOURCE T=$REDLOCK_TOKEN F=${REDLOCK_FENCE-unset}"; exit 3'); rc=$?
+tok=$(sed -n 's/.* T=\([0-9a-f]*\) .*/\1/p' <<<"$out")
+check exit_status_is_commands '[ $rc -eq 3 ]' "rc=$rc"
+check env_resource '[[ "$out" == "R=$r "* ]]' "$out"
+check env_token_40_hex '[[ "$tok" =~ ^[0-9a-f]{40}$ ]]' "$out"
+check env_no_fence_without_fencing '[[ "$out" == *"F=unset" ]]' "$out"
+check released_after_nonzero_exit '[ "$(keys_on "$r")" -eq 0 ]'
+out=$("$BIN" "$r" -- sh -c 'echo "$(redis-cli -h '"$(cli_host "${NODES[2]}")"' -p '"$(cli_port "${NODES[2]}")"' GET "$REDLOCK_RESOURCE") $REDLOCK_TOKEN"')
+check token_is_the_key_value '[ -n "$out" ] && [ "${out% *}" = "${out#* }" ]' "$out"
+f1=$("$BIN" --fencing "$r" -- sh -c 'echo $REDLOCK_FENCE'); f2=$("$BIN" --fencing "$r" -- sh -c 'echo $REDLOCK_FENCE')
+check env_fence_grows '[[ "$f1" =~ ^[0-9]+$ ]] && [ "$f1" -gt 0 ] && [ "$f2" -gt "$f1" ]' "$f1 then $f2"
+"$BIN" "$r" -- sh -c 'kill -TERM $$'; rc=$?
+check exit_128_plus_signal_term '[ $rc -eq 143 ]' "rc=$rc"
+"$BIN" "$r" -- sh -c 'kill -KILL $$'; rc=$?
+check exit_128_plus_signal_kill '[ $rc -eq 137 ]' "rc=$rc"
+check released_after_signal_death '[ "$(keys_on "$r")" -eq 0 ]'
+"$BIN" "$r" -- /nonexistent/command 2>"$tmp/err"; rc=$?
+check command_not_found_127 '[ $rc -eq 127 ] && grep -q "cannot run" "$tmp/err" && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc"
+out=$("$BIN" "$r" -- sh -c 'echo "$$ $(cut -d" " -f5 /proc/$$/stat) $(cut -d" " -f5 /proc/$PPID/stat)"')
+read -r cpid cpgid ppgid <<<"$out"
+check own_process_group '[ -n "$cpid" ] && [ "$cpid" = "$cpgid" ] && [ "$cpgid" != "$ppgid" ]' "$out"
+"$BIN" --prefix "pfx:$run:" "p" -- sh -c "exit \$(redis-cli -h $(cli_host "${NODES[0]}") -p $(cli_port "${NODES[0]}") EXISTS pfx:$run:p | grep -qx 1 && echo 0 || echo 1)"; rc=$?
+check prefix_is_prepended '[ $rc -eq 0 ]' "rc=$rc"
+"$BIN" -n "${NODES[0]},${NODES[1]},${NODES[2]}" "$(res nflag)" -- true; rc1=$?
+REDLOCK_NODES="127.0.0.1:1" "$BIN" -n "$REDLOCK_TEST_NODES" "$(res nflag)" -- true; rc2=$?
+check nodes_flag_overrides_env '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]' "$rc1 $rc2"
+
+# ---- held while COMMAND runs, extended past its TTL; conflicts; --check ----
+r=$(res held)
+start_bg -t 1000 "$r" -- sleep 5
+wait_until 2000 keys_are "$r" 5
+sleep 1.5 # past the TTL: only the extensions keep it
+tokn=$(rcli "${NODES[0]}" GET "$r")
+check held_past_ttl_on_all_nodes '[ -n "$tokn" ] && [ "$(held_on "$r" "$tokn")" -eq 5 ]'
+pttl=$(rcli "${NODES[1]}" PTTL "$r")
+check pttl_within_ttl '[ "$pttl" -gt 0 ] && [ "$pttl" -le 1000 ]' "pttl=$pttl"
+"$BIN" "$r" -- true 2>"$tmp/err"; rc=$?
+check conflict_exit_1_with_message '[ $rc -eq 1 ] && grep -q "locked by another owner" "$tmp/err"' "rc=$rc"
+"$BIN" -E 7 -q "$r" -- true 2>"$tmp/err"; rc=$?
+check conflict_exit_E_quiet '[ $rc -eq 7 ] && [ ! -s "$tmp/err" ]' "rc=$rc $(cat "$tmp/err")"
+"$BIN" --check "$r"; rc=$?
+check check_locked_0 '[ $rc -eq 0 ]' "rc=$rc"
+t0=$(ms); "$BIN" -w 300 -q "$r" -- true; rc=$?; took=$(( $(ms) - t0 ))
+check wait_runs_out_conflict '[ $rc -eq 1 ] && [ $took -ge 250 ] && [ $took -lt 1500 ]' "rc=$rc took=${took}ms"
+t0=$(ms); "$BIN" -w 5000 "$r" -- true; rc=$?; took=$(( $(ms) - t0 ))
+check wait_acquires_after_release '[ $rc -eq 0 ] && [ $took -ge 100 ] && [ $took -lt 3000 ]' "rc=$rc took=${took}ms"
+wait "$bg"; rc=$?
+check holder_exit_0 '[ $rc -eq 0 ]' "rc=$rc"
+"$BIN" --check "$r"; rc=$?
+check check_unlocked_1 '[ $rc -eq 1 ]' "rc=$rc"
+rcli "${NODES[0]}" SET "$r" foreign PX 5000 >/dev/null; rcli "${NODES[1]}" SET "$r" foreign PX 5000 >/dev/null
+rcli "${NODES[2]}" SET "$r" foreign PX 5000 >/dev/null
+"$BIN" --check "$r"; rc=$?
+check check_locked_by_anyone '[ $rc -eq 0 ]' "rc=$rc"
+for a in "${NODES[@]}"; do rcli "$a" DEL "$r" >/dev/null; done
+
+# ---- no quorum: 69, each failed node named with why, never a password ----
+"$BIN" -n "127.0.0.1:1,127.0.0.1:2,${NODES[0]}" "$(res q)" -- true 2>"$tmp/err"; rc=$?
+check no_quorum_69 '[ $rc -eq 69 ]' "rc=$rc"
+check no_quorum_names_nodes 'grep -q "127.0.0.1:1 " "$tmp/err" && grep -q "127.0.0.1:2 " "$tmp/err" && grep -qi "refused" "$tmp/err"' "$(cat "$tmp/err")"
+nodes_pw=$(printf 'redis://:Sekret-Pw-9@%s,' "${NODES[@]}"); nodes_pw=${nodes_pw%,}
+"$BIN" -n "$nodes_pw" "$(res q)" -- true 2>"$tmp/err"; rc=$?
+check wrong_password_69_not_shown '[ $rc -eq 69 ] && ! grep -q "Sekret-Pw-9" "$tmp/err" && grep -qi "auth" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+REDLOCK_PASSWORD=Env-Pw-77 "$BIN" "$(res q)" -- true 2>"$tmp/err"; rc=$?
+check redlock_password_used_not_shown '[ $rc -eq 69 ] && ! grep -q "Env-Pw-77" "$tmp/err" && grep -qi "auth" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+"$BIN" -n "127.0.0.1:1,127.0.0.1:2,${NODES[0]}" --check "$(res q)" 2>/dev/null; rc=$?
+check check_no_quorum_69 '[ $rc -eq 69 ]' "rc=$rc"
+
+# REDLOCK_PASSWORD and URI passwords against nodes that require them (an ACL user on every node)
+acl_ok=1
+for a in "${NODES[@]}"; do [ "$(rcli "$a" ACL SETUSER "rlcli$run" on '>Acl-Pw-3' '~*' '+@all')" = OK ] || acl_ok=0; done
+acl_cleanup() { for a in "${NODES[@]}"; do rcli "$a" ACL DELUSER "rlcli$run" >/dev/null; done; }
+if [ $acl_ok -eq 1 ]; then
+    nodes_user=$(printf "redis://rlcli$run@%s," "${NODES[@]}"); nodes_user=${nodes_user%,}
+    r=$(res acl)
+    REDLOCK_PASSWORD=Acl-Pw-3 "$BIN" -n "$nodes_user" "$r" -- sh -c 'echo "$PPID $$" >'"$tmp/pids"'; sleep 1' &
+    started_pids+=($!)
+    wait_until 3000 file_has "$tmp/pids"
+    read -r rpid cpid <"$tmp/pids"
+    psout=$(ps -o args= -p "$rpid" -p "$cpid" 2>/dev/null)
+    check redlock_password_with_acl_user '[ -n "$psout" ] && [ "$(keys_on "$r")" -eq 5 ]' "$psout"
+    check password_not_in_ps '! grep -q "Acl-Pw-3" <<<"$psout"' "$psout"
+    wait
+    nodes_uri=$(printf "redis://rlcli$run:Acl-Pw-3@%s," "${NODES[@]}"); nodes_uri=${nodes_uri%,}
+    "$BIN" -n "$nodes_uri" "$r" -- true; rc=$?
+    check password_in_uri '[ $rc -eq 0 ]' "rc=$rc"
+else
+    fail redlock_password_with_acl_user "ACL SETUSER failed"
+fi
+
+# ---- signals to redlock are forwarded to COMMAND; released after it exits ----
+for sig in INT TERM HUP; do
+    r=$(res "sig$sig"); rm -f "$tmp/ready"
+    start_bg "$r" -- sh -c 'trap "exit 42" '"$sig"'; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
+    wait_until 3000 test -e "$tmp/ready"
+    kill -"$sig" "$bg"
+    wait "$bg"; rc=$?
+    check "forward_sig$sig" '[ $rc -eq 42 ] && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc keys=$(keys_on "$r")"
+done
+# a signal the caller ignores (nohup) is not forwarded
+r=$(res sigign); rm -f "$tmp/ready"
+env --ignore-signal=HUP "$BIN" "$r" -- sh -c 'touch '"$tmp/ready"'; sleep 1; exit 5' & bg=$!; started_pids+=("$bg")
+wait_until 3000 test -e "$tmp/ready"
+kill -HUP "$bg"
+wait "$bg"; rc=$?
+check ignored_signal_not_forwarded '[ $rc -eq 5 ]' "rc=$rc"
+
+# ---- lock loss: 3 of 5 nodes paused -> SIGTERM to COMMAND's group, exit 70 ----
+r=$(res lost); rm -f "$tmp/ready" "$tmp/term"
+start_bg -t 1000 --kill-grace 3000 "$r" -- sh -c 'trap "echo TERM >'"$tmp/term"'; exit 5" TERM; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
+wait_until 3000 test -e "$tmp/ready"
+pause3; t0=$(ms)
+wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
+resume3
+check lost_exit_70 '[ $rc -eq 70 ]' "rc=$rc"
+check lost_sigterm_to_command '[ -s "$tmp/term" ]'
+check lost_detected_within_ttl '[ $took -lt 1000 ]' "took=${took}ms"
+r=$(res lost2); rm -f "$tmp/ready" "$tmp/cpid"
+start_bg -t 1000 --kill-grace 700 "$r" -- sh -c 'trap "" TERM; echo $$ >'"$tmp/cpid"'; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
+wait_until 3000 test -e "$tmp/ready"
+pause3; t0=$(ms)
+wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
+resume3
+cpid=$(cat "$tmp/cpid")
+sleep 0.1
+check lost_sigkill_after_grace '[ $rc -eq 70 ] && [ $took -ge 700 ] && ! kill -0 "$cpid" 2>/dev/null' "rc=$rc took=${took}ms"
+check lost_message_says_why 'grep -q "lost the lock" "$tmp/bgerr" && grep -q "quorum" "$tmp/bgerr" && grep -q "SIGKILL" "$tmp/bgerr"' "$(cat "$tmp/bgerr")"
+kill -KILL "$cpid" 2>/dev/null
+
+# ---- --max-hold: no extension after MS; when the lock then expires COMMAND is ended as on a loss ----
+r=$(res maxhold)
+t0=$(ms)
+"$BIN" -t 600 --max-hold 1000 --kill-grace 500 "$r" -- sleep 10 2>"$tmp/err"; rc=$?; took=$(( $(ms) - t0 ))
+check max_hold_ends_hold '[ $rc -eq 70 ] && [ $took -ge 1000 ] && [ $took -lt 2500 ] && grep -q "max-hold" "$tmp/err"' "rc=$rc took=${took}ms $(cat "$tmp/err")"
+check max_hold_lock_gone '[ "$(keys_on "$r")" -eq 0 ]'
+
+# ---- no extension after COMMAND exits; redlock killed outright: the lock expires by its TTL ----
+r=$(res noext)
+"$BIN" -t 300 "$r" -- sleep 0.5
+c0=$(evalsha_calls); sleep 0.5; c1=$(evalsha_calls)
+check no_extension_after_exit '[ "$c0" = "$c1" ]' "$c0 -> $c1"
+r=$(res sigkill); rm -f "$tmp/cpid"
+start_bg -t 1000 "$r" -- sh -c 'echo $$ >'"$tmp/cpid"'; exec sleep 30'
+wait_until 3000 file_has "$tmp/cpid"
+sleep 1.2 # past the ttl: extended
+before=$(keys_on "$r")
+kill -KILL "$bg"; wait "$bg" 2>/dev/null; t0=$(ms)
+maxp=0; for a in "${NODES[@]}"; do p=$(rcli "$a" PTTL "$r"); [ "${p:-0}" -gt "$maxp" ] && maxp=$p; done
+sleep 1.1 # the TTL (1 s) and a margin, counted from the kill
+left=$(keys_on "$r")
+check redlock_sigkill_expires_by_ttl '[ "$before" -eq 5 ] && [ "$maxp" -gt 0 ] && [ "$maxp" -le 1000 ] && [ "$left" -eq 0 ]' "before=$before pttl after kill=$maxp left=$left"
+kill -KILL "$(cat "$tmp/cpid")" 2>/dev/null
+
+# ---- TLS: a rediss:// node is never used in clear; the --tls-* settings ----
+"$BIN" --tls-cafile /nonexistent --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
+check tls_node_not_in_clear '[ $rc -eq 69 ] && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err")"
+# a build without OpenSSL refuses rediss:// nodes, exit 69, before any connection
+if make -s -C redlock_core B="$tmp/build-notls" TLS=0 cli >"$tmp/notls.log" 2>&1; then
+    "$tmp/build-notls/redlock" -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err2"; rc=$?
+    check tls_refused_without_openssl '[ $rc -eq 69 ] && grep -q "does not support" "$tmp/err2" && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err2")"
+else
+    fail tls_refused_without_openssl "make TLS=0 cli failed: $(tail -n 5 "$tmp/notls.log")"
+fi
+if grep -q "does not support" "$tmp/err"; then
+    echo "SKIP tls_*: this redlock is built without TLS (refused above)"
+elif [ -z "${REDLOCK_TEST_TLS_NODES:-}" ] || [ ! -f "${REDLOCK_TEST_TLS_DIR:-}/ca.crt" ]; then
+    echo "SKIP tls_*: no TLS test nodes (tests/nodes.sh start-tls)"
+else
+    D=$REDLOCK_TEST_TLS_DIR
+    TN=$(sed 's#\([^,]*\)#rediss://\1#g' <<<"$REDLOCK_TEST_TLS_NODES")
+    r=$(res tls)
+    out=$("$BIN" -n "$TN" --tls-cafile "$D/ca.crt" "$r" -- sh -c 'echo RAN $REDLOCK_TOKEN' 2>"$tmp/err"); rc=$?
+    check tls_cafile '[ $rc -eq 0 ] && [[ "$out" =~ ^RAN\ [0-9a-f]{40}$ ]]' "rc=$rc $out $(cat "$tmp/err")"
+    "$BIN" -n "$TN" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_system_store_refuses_test_ca '[ $rc -eq 69 ] && grep -q "certificate verify failed" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "$TN" --tls-cafile "$D/other-ca.crt" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_wrong_ca_69 '[ $rc -eq 69 ] && grep -q "certificate verify failed" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "$TN" --tls-no-verify "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_no_verify '[ $rc -eq 0 ]' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "rediss://$REDLOCK_TEST_TLS_MTLS" --tls-cafile "$D/ca.crt" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_mutual_without_cert_69 '[ $rc -eq 69 ]' "rc=$rc $(cat "$tmp/err")"
+    "$BIN" -n "rediss://$REDLOCK_TEST_TLS_MTLS" --tls-cafile "$D/ca.crt" --tls-cert "$D/client.crt" --tls-key "$D/client.key" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_mutual_cert_key '[ $rc -eq 0 ]' "rc=$rc $(cat "$tmp/err")"
+    TU=$(sed "s#\\([^,]*\\)#rediss://$REDLOCK_TEST_TLS_USER@\\1#g" <<<"$REDLOCK_TEST_TLS_NODES")
+    REDLOCK_PASSWORD=$REDLOCK_TEST_TLS_PASSWORD "$BIN" -n "$TU" --tls-cafile "$D/ca.crt" -t 600 "$r" -- sleep 1.5 2>"$tmp/err"; rc=$?
+    check tls_password_and_watchdog_over_tls '[ $rc -eq 0 ]' "rc=$rc $(cat "$tmp/err")"
+    REDLOCK_PASSWORD=Wrong-Tls-Pw "$BIN" -n "$TU" --tls-cafile "$D/ca.crt" "$r" -- true 2>"$tmp/err"; rc=$?
+    check tls_wrong_password_69_not_shown '[ $rc -eq 69 ] && ! grep -q "Wrong-Tls-Pw" "$tmp/err"' "rc=$rc $(cat "$tmp/err")"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
