@@ -18,7 +18,7 @@ $res = rl_name('subconn');
 echo "before: ", wait_sub_clients(), "\n";
 
 // no wait (retry_count) and wake_on_release off: never subscribe
-$h = wait_holder($res, 150);
+$h = wait_holder($res, 800);   // long enough to outlast the first lock() also under valgrind
 $rl = rl_new(['persistent' => false]);
 var_dump($rl->lock($res, 1000, ['retry_count' => 1, 'retry_delay' => 10]));
 $l = $rl->lock($res, 1000, ['wait' => 2000, 'retry_delay' => 20, 'wake_on_release' => false]);
