@@ -72,12 +72,14 @@ static int sub_send(rl_subs *s, int i, int on, uint64_t now)
         memset(&r, 0, sizeof(r));
         if (rlc_conn_open(c, &r, now, 0) != 0) return -1;
     }
+    /* RESP2: one confirmation per channel */
+    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) return -1;
+    if (rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
+        rl_conn_close(c); /* a command whose second reply has no place: start afresh */
+        return -1;
+    }
     c->on_push = on_push;
     c->push_ud = s;
-    /* RESP2: one confirmation per channel */
-    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0 ||
-        rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0)
-        return -1;
     if (c->state == ST_READY && rlc_flush_out(c, why, sizeof(why)) != 0) {
         rl_conn_close(c); /* the server ended it: nothing of a subscription is lost */
         return -1;
@@ -124,12 +126,21 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     return any ? 0 : -1;
 }
 
-static int all_confirmed(void *ud)
+/* Confirmed on a quorum of nodes is enough to wait: a release that frees
+ * the lock deletes the key on a quorum, which meets ours in at least one
+ * node, whose message then reaches us. A hung node costs no wait. */
+static int enough_confirmed(void *ud)
 {
     rl_subs *s = ud;
-    for (int i = 0; i < s->net.n; i++)
-        if (s->pending[i] && s->net.conns[i]->fd >= 0) return 0;
-    return 1;
+    int ok = 0, waiting = 0;
+    for (int i = 0; i < s->net.n; i++) {
+        if (s->net.conns[i]->fd < 0) continue;
+        if (s->pending[i])
+            waiting++;
+        else if (s->wanted[i])
+            ok++;
+    }
+    return waiting == 0 || ok >= rl_quorum(s->net.n);
 }
 
 static void w_ready(void *ctx, uint64_t until_us)
@@ -142,7 +153,7 @@ static void w_ready(void *ctx, uint64_t until_us)
         uint64_t t = now + (uint64_t)(cf->connect_timeout_ms + cf->timeout_ms) * 1000u;
         if (t > cap) cap = t;
     }
-    rl_net_listen(&s->net, until_us < cap ? until_us : cap, all_confirmed, s);
+    rl_net_listen(&s->net, until_us < cap ? until_us : cap, enough_confirmed, s);
 }
 
 static int has_event(void *ud) { return ((rl_subs *)ud)->ev.kind != RL_WAKE_TIMER; }

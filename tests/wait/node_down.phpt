@@ -39,6 +39,23 @@ $t = hrtime(true);
 echo "after the restart: acquired ", $l ? 'yes' : 'no', ", fast: ", ($t - $rel) / 1e6 < rl_slack(100) ? 'yes' : 'no',
     ", on a quorum: ", rl_count_value($res, $l->token) >= 3 ? 'yes' : 'no', "\n";
 $l->release();
+
+// a hung node (SIGSTOP): its subscription is never confirmed, and that costs no wait
+// (confirmed on a quorum is enough; waiting for it would take the 1 s of its timeouts)
+$slow = rl_new(['connect_timeout' => 500, 'timeout' => 500]);
+$h = wait_holder($res, 5000);
+$l = $slow->lock($res, 10000, ['wait' => 300]);   // subscriber connections opened while all answer
+rl_node_ctl('pause', 3);
+wait_holder_done($h);
+$h = wait_holder($res, 80);
+$t0 = hrtime(true);
+$l = $slow->lock($res, 10000, ['wait' => 5000, 'retry_delay' => 3000, 'retry_jitter' => 0]);
+$t = hrtime(true);
+[$rel] = wait_holder_done($h);
+echo "node 3 hung: acquired ", $l ? 'yes' : 'no', ", woken at the release, not after a timeout: ",
+    ($t - $rel) / 1e6 < rl_slack(100) && rl_ms($t0) < rl_slack(600) ? 'yes' : 'no (' . ($t - $rel) / 1e6 . ' ms after the release, ' . rl_ms($t0) . ' ms)', "\n";
+$l->release();
+rl_node_ctl('resume', 3);
 rl_del($res);
 ?>
 --CLEAN--
@@ -48,3 +65,4 @@ holder released; acquired: yes; within 100 ms of the release: yes
 ours on a quorum: yes, node 5: down
 bool(true)
 after the restart: acquired yes, fast: yes, on a quorum: yes
+node 3 hung: acquired yes, woken at the release, not after a timeout: yes
