@@ -175,7 +175,7 @@ if [ $quick -eq 0 ]; then
 
   section "fenced-storage torture test (short: client pauses past the TTL, with and without the storage check)"
   REDLOCK_SO="$so" bash tests/torture/fenced.sh --short >"$log_dir/fenced.log" 2>&1; rc=$?
-  grep -E '^(mode|acquisitions|pauses|stale writes|lost updates|fence order|  FAIL|fenced:)' "$log_dir/fenced.log" | tail -n 45 | sed "s/^/    | /"
+  grep -E '^(mode|acquisitions|pauses|stale writes|lost updates|fence order|  FAIL|fenced:)' "$log_dir/fenced.log" | tail -n 25 | sed "s/^/    | /"
   tp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/fenced.log" | tail -n1)
   tf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/fenced.log" | tail -n1)
   tp=${tp:-0}; tf=${tf:-0}; [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ] && tf=1
