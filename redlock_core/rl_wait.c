@@ -26,6 +26,22 @@ static int node_index(const rl_subs *s, const rl_conn *c)
     return -1;
 }
 
+#define RL_WAKE_GRACE_US 2000u
+
+static void report_release(rl_subs *s)
+{
+    s->last_release = s->counting;
+    s->counting = 0;
+    s->ev.kind = RL_WAKE_RELEASED;
+    s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
+}
+
+/* a release announced by fewer than a quorum of nodes, for long enough */
+static void release_grace(rl_subs *s, uint64_t now)
+{
+    if (s->counting && now >= s->seen_first_us + RL_WAKE_GRACE_US) report_release(s);
+}
+
 /* A push or a (un)subscribe confirmation on one of our connections. */
 static void on_push(void *ud, rl_conn *c)
 {
@@ -46,13 +62,30 @@ static void on_push(void *ud, rl_conn *c)
     if (p->kind != PUSH_MESSAGE || !s->on || (p->chan != s->shard_hash && p->chan != s->chan_hash))
         return; /* an older wait's, or another shard's */
     if (p->number >= 0) {
-        /* a release reaches us once per node: report it once */
+        /* A release reaches us once per node; it is reported once, when a
+         * quorum of nodes announced it: then the key is free on a quorum,
+         * and a SET sent now does not overtake the holder's release on the
+         * nodes that have not run it yet (it would fail there, and the
+         * attempt with it). Fewer in RL_WAKE_GRACE_US: reported all the
+         * same (a node down, a message lost). */
         if (p->id == s->last_release) return;
-        s->last_release = p->id;
-        s->ev.kind = RL_WAKE_RELEASED;
-        s->ev.waiters = p->number > 0 ? (p->number > 1000000 ? 1000000 : (int)p->number) : 1;
+        if (p->id != s->counting) {
+            s->counting = p->id;
+            s->seen = 0;
+            s->seen_waiters = 0;
+            s->seen_first_us = s->net.clock->now_us(s->net.clock->ctx);
+        }
+        s->seen |= (uint64_t)1 << i;
+        int w = p->number > 0 ? (p->number > 1000000 ? 1000000 : (int)p->number) : 1;
+        if (w > s->seen_waiters) s->seen_waiters = w;
+        if (__builtin_popcountll(s->seen) >= rl_quorum(s->net.n)) report_release(s);
     } else if (p->first == 'a') {
-        s->ev.kind = RL_WAKE_ACQUIRED; /* the latest news wins */
+        /* the latest news wins: a release still being counted is over */
+        if (s->counting) {
+            s->last_release = s->counting;
+            s->counting = 0;
+        }
+        s->ev.kind = RL_WAKE_ACQUIRED;
         s->ev.waiters = 0;
     }
 }
@@ -112,6 +145,7 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     s->shard_hash = hash_bytes(s->chan, s->chanlen + 2);
     s->ev.kind = RL_WAKE_TIMER;
     s->last_release = 0;
+    s->counting = 0;
     s->on = 1;
     int any = 0;
     for (int i = 0; i < s->net.n; i++) {
@@ -174,7 +208,9 @@ static int w_wait(void *ctx, uint64_t until_us, rl_wake *ev)
             if (s->wanted[i] && c->fd < 0 && c->down_until_us > now && c->down_until_us < until)
                 until = c->down_until_us;
         }
+        if (s->counting && s->seen_first_us + RL_WAKE_GRACE_US < until) until = s->seen_first_us + RL_WAKE_GRACE_US;
         rl_net_listen(&s->net, until, has_event, s);
+        if (s->ev.kind == RL_WAKE_TIMER) release_grace(s, clk->now_us(clk->ctx));
         if (s->ev.kind != RL_WAKE_TIMER) break;
         if (until < until_us) resubscribe(s, clk->now_us(clk->ctx));
     }
@@ -188,6 +224,7 @@ static int w_latest(void *ctx, rl_wake *ev)
     rl_subs *s = ctx;
     uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
     rl_net_listen(&s->net, now, NULL, NULL); /* one pass, no wait: every message already here */
+    if (s->ev.kind == RL_WAKE_TIMER) release_grace(s, now);
     *ev = s->ev;
     s->ev.kind = RL_WAKE_TIMER;
     return ev->kind;
