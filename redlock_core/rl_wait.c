@@ -99,6 +99,12 @@ static int sub_send(rl_subs *s, int i, int on, uint64_t now)
     size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + 2};
     char why[RL_REASON_LEN];
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
+    if (c->fd >= 0 && rlc_connecting(c) && on && now >= c->deadline_us) {
+        /* begun by an earlier wait that did not need it (uncontended) and
+         * not looked at since: the connect has most likely completed; it
+         * gets a fresh deadline from now, when someone waits on it */
+        c->deadline_us = now + (uint64_t)c->conf.connect_timeout_ms * 1000u;
+    }
     if (c->fd < 0) {
         rl_result r;
         if (!on || now < c->down_until_us) return -1;
