@@ -43,9 +43,9 @@ static void *obj_string(const redisReadTask *t, char *s, size_t len)
 {
     rl_conn *c = t->privdata;
     if (t->parent) return c;
-    c->slot.type = t->type == REDIS_REPLY_STATUS ? RL_REPLY_STATUS
-                 : t->type == REDIS_REPLY_ERROR  ? RL_REPLY_ERROR
-                                                 : RL_REPLY_STRING;
+    c->slot.type = t->type == REDIS_REPLY_STATUS  ? RL_REPLY_STATUS
+                   : t->type == REDIS_REPLY_ERROR ? RL_REPLY_ERROR
+                                                  : RL_REPLY_STRING;
     c->slot.len = len;
     size_t n = len < sizeof(c->slot.str) - 1 ? len : sizeof(c->slot.str) - 1;
     memcpy(c->slot.str, s, n);
@@ -118,10 +118,10 @@ rl_conn *rl_conn_new(const rl_node_conf *conf)
     u->peer_name = dup_str(t->peer_name);
     c->obuf = malloc(OBUF_INIT);
     c->ocap = OBUF_INIT;
-    if ((conf->host && !c->conf.host) || (conf->socket && !c->conf.socket) ||
-        (conf->user && !c->conf.user) || (conf->password && !c->conf.password) || !c->obuf ||
-        (t->cafile && !u->cafile) || (t->capath && !u->capath) || (t->local_cert && !u->local_cert) ||
-        (t->local_pk && !u->local_pk) || (t->passphrase && !u->passphrase) || (t->peer_name && !u->peer_name)) {
+    if ((conf->host && !c->conf.host) || (conf->socket && !c->conf.socket) || (conf->user && !c->conf.user) ||
+        (conf->password && !c->conf.password) || !c->obuf || (t->cafile && !u->cafile) || (t->capath && !u->capath) ||
+        (t->local_cert && !u->local_cert) || (t->local_pk && !u->local_pk) || (t->passphrase && !u->passphrase) ||
+        (t->peer_name && !u->peer_name)) {
         rl_conn_free(c);
         return NULL;
     }
@@ -376,7 +376,7 @@ static int rlc_obuf_append(rl_conn *c, int argc, const char *const *argv, const 
 }
 
 int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
-                      unsigned char op, uint64_t tag, uint64_t now)
+                   unsigned char op, uint64_t tag, uint64_t now)
 {
     /* room is kept for the releases a node owes: they are never refused
      * for lack of space before everything else is */

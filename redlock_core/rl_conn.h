@@ -27,9 +27,9 @@ enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_IDENT, EXP_MINE, EXP_
  * only spared new work. We close only when the server ended the connection
  * (nothing more of it can run), when the handshake was refused (nothing
  * past it was written), or when the peer broke the protocol (not Redis). */
-#define QMAX 1024          /* replies in flight per connection */
-#define QSTALL 256         /* past this many, a node gets no new work (releases it owes still go) */
-#define STALE_US 2000000u  /* a reply older than this (and than 2 timeouts): the node is stalled */
+#define QMAX 1024         /* replies in flight per connection */
+#define QSTALL 256        /* past this many, a node gets no new work (releases it owes still go) */
+#define STALE_US 2000000u /* a reply older than this (and than 2 timeouts): the node is stalled */
 #define OBUF_INIT 512
 #define OBUF_STALL (64 * 1024)     /* unsent bytes past which a node gets no new work */
 #define OBUF_MAX (4 * 1024 * 1024) /* hard cap: only releases owed can get here */
@@ -74,17 +74,17 @@ struct rl_conn {
     int fd;
     int state;
     const rl_io *io;
-    void *tls;                   /* the session (SSL *) while open */
-    void *tls_ctx;               /* SSL_CTX *, built once from conf.tls_conf */
-    void *tls_sess;              /* SSL_SESSION * to resume on reconnect */
-    short io_want;               /* ST_HANDSHAKE: what poll waits for */
-    char io_err[RL_REASON_LEN];  /* why the session layer failed a read/write ("" none) */
-    int io_read_any;             /* the session has delivered data */
-    uint64_t gen;                /* fork generation that opened fd */
+    void *tls;                  /* the session (SSL *) while open */
+    void *tls_ctx;              /* SSL_CTX *, built once from conf.tls_conf */
+    void *tls_sess;             /* SSL_SESSION * to resume on reconnect */
+    short io_want;              /* ST_HANDSHAKE: what poll waits for */
+    char io_err[RL_REASON_LEN]; /* why the session layer failed a read/write ("" none) */
+    int io_read_any;            /* the session has delivered data */
+    uint64_t gen;               /* fork generation that opened fd */
     redisReader *reader;
     char *obuf;
     size_t olen, opos, ocap;
-    qent q[QMAX];                /* ring of expected replies */
+    qent q[QMAX]; /* ring of expected replies */
     int qhead, qlen;
     /* AUTH/SELECT gate: nothing after them is written until they succeed,
      * or a refused SELECT would let our SET run in database 0 */
@@ -101,22 +101,21 @@ struct rl_conn {
     size_t late_len, late_cap;
     size_t *late_sz;
     int late_n, late_szcap;
-    char run_id[41];             /* the server's, learnt at connect ("" unknown) */
+    char run_id[41]; /* the server's, learnt at connect ("" unknown) */
     int ident_pending;
     uint64_t down_until_us;
     int backoff_ms;
-    int down_err;                /* why the node is in back-off */
+    int down_err; /* why the node is in back-off */
     char down_why[RL_REASON_LEN];
     struct sockaddr_storage addr;
     socklen_t addrlen;
     rl_node_stats st;
-    rl_reply slot;               /* the reader's callbacks write here: no allocation per reply */
+    rl_reply slot; /* the reader's callbacks write here: no allocation per reply */
     /* per fan-out */
     uint64_t deadline_us, sent_us;
-    int reused;                  /* was open before this call: may be stale */
+    int reused; /* was open before this call: may be stale */
     int retried;
 };
-
 
 /* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
 int rlc_owed_find(const rl_conn *c, uint64_t tag);

@@ -17,11 +17,11 @@ struct fan {
     const rl_cmd *cmd;
     rl_result *res;
     int n;
-    int noscript;        /* a node had lost the scripts: wait for every fallback */
-    int ignore_backoff;  /* too few nodes without back-off for a quorum: try them all */
-    int ident;           /* more than one node: learn each server's run_id on connect */
-    int settling;        /* decided: only writes and handshakes are still served */
-    int ident_seen;      /* a run_id arrived in this pass: the decision may now stand */
+    int noscript;       /* a node had lost the scripts: wait for every fallback */
+    int ignore_backoff; /* too few nodes without back-off for a quorum: try them all */
+    int ident;          /* more than one node: learn each server's run_id on connect */
+    int settling;       /* decided: only writes and handshakes are still served */
+    int ident_seen;     /* a run_id arrived in this pass: the decision may now stand */
 };
 
 static int same_as_other(fan *f, int i, char *why, size_t whylen)
@@ -138,7 +138,10 @@ static int is_noscript(const rl_reply *rp)
     return rp->type == RL_REPLY_ERROR && strncmp(rp->str, "NOSCRIPT", 8) == 0;
 }
 
-static int is_ok(const rl_reply *rp) { return rp->type == RL_REPLY_STATUS && rp->len == 2 && memcmp(rp->str, "OK", 2) == 0; }
+static int is_ok(const rl_reply *rp)
+{
+    return rp->type == RL_REPLY_STATUS && rp->len == 2 && memcmp(rp->str, "OK", 2) == 0;
+}
 
 /* A peer that breaks the protocol is not Redis: it is closed (what it may
  * still execute is beyond reasoning), and the call's result fails. */
@@ -240,8 +243,7 @@ static int on_reply(fan *f, int i, uint64_t now)
             rl_latency_add(&c->st.lat, r->latency_us);
         }
         return 1;
-    default: /* EXP_SKIP, EXP_SCRIPT: a late or bookkeeping reply, dropped */
-        return 0;
+    default: /* EXP_SKIP, EXP_SCRIPT: a late or bookkeeping reply, dropped */ return 0;
     }
 }
 
@@ -557,8 +559,8 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
     rl_cmd none;
     memset(&none, 0, sizeof(none));
     memset(scratch, 0, sizeof(scratch));
-    fan f = {.net = net, .cmd = &none, .res = scratch, .n = net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES,
-             .settling = 1};
+    fan f = {
+        .net = net, .cmd = &none, .res = scratch, .n = net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES, .settling = 1};
     for (;;) {
         struct pollfd pfd[RL_MAX_NODES];
         int map[RL_MAX_NODES], np = 0;

@@ -159,15 +159,9 @@ static int tls_connect(rl_conn *c, short *events, char *why, size_t whylen)
         return 1;
     }
     switch (SSL_get_error(ssl, r)) {
-    case SSL_ERROR_WANT_READ:
-        *events = POLLIN;
-        return 0;
-    case SSL_ERROR_WANT_WRITE:
-        *events = POLLOUT;
-        return 0;
-    default:
-        tls_why(c, "TLS handshake failed", why, whylen);
-        return -1;
+    case SSL_ERROR_WANT_READ: *events = POLLIN; return 0;
+    case SSL_ERROR_WANT_WRITE: *events = POLLOUT; return 0;
+    default: tls_why(c, "TLS handshake failed", why, whylen); return -1;
     }
 }
 
@@ -182,11 +176,8 @@ static ssize_t tls_read(rl_conn *c, char *buf, size_t len)
     }
     switch (SSL_get_error(c->tls, r)) {
     case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-        errno = EAGAIN;
-        return -1;
-    case SSL_ERROR_ZERO_RETURN:
-        return 0;
+    case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
+    case SSL_ERROR_ZERO_RETURN: return 0;
     case SSL_ERROR_SYSCALL:
         if (errno == 0 && ERR_peek_error() == 0) return 0; /* EOF without close_notify */
         /* fall through */
@@ -206,12 +197,8 @@ static ssize_t tls_write(rl_conn *c, const char *buf, size_t len)
     if (r > 0) return r;
     switch (SSL_get_error(c->tls, r)) {
     case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-        errno = EAGAIN;
-        return -1;
-    default:
-        tls_session_failed(c);
-        return -1;
+    case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
+    default: tls_session_failed(c); return -1;
     }
 }
 
@@ -226,11 +213,8 @@ static int tls_peek(rl_conn *c)
     if (r > 0) return 2;
     switch (SSL_get_error(c->tls, r)) {
     case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-        return 1;
-    default:
-        ERR_clear_error();
-        return 0;
+    case SSL_ERROR_WANT_WRITE: return 1;
+    default: ERR_clear_error(); return 0;
     }
 }
 

@@ -28,11 +28,11 @@ typedef struct nodeset {
 
 struct rl_watch {
     /* everything below is guarded by wd.mu */
-    int refs;     /* the caller's handles, +1 while active (the watchdog's own) */
-    int state;    /* enum rl_watch_state */
-    int busy;     /* the thread is extending it, without the mutex */
-    int paused;   /* the caller is extending it (rl_watch_pause) */
-    int heap_idx; /* -1 when not on the heap */
+    int refs;                     /* the caller's handles, +1 while active (the watchdog's own) */
+    int state;                    /* enum rl_watch_state */
+    int busy;                     /* the thread is extending it, without the mutex */
+    int paused;                   /* the caller is extending it (rl_watch_pause) */
+    int heap_idx;                 /* -1 when not on the heap */
     struct rl_watch *prev, *next; /* the list of active watches (fork, shutdown) */
     nodeset *ns;
     int ttl_ms;
@@ -58,8 +58,8 @@ static struct {
     int running;         /* the thread exists */
     int ready;           /* it has reached its loop (past the thread start-up of libc and sanitizers) */
     int stopping;
-    int extending;       /* the thread is in rl_extend (without the mutex) */
-    int forking;         /* fork() is under way: no new extension */
+    int extending; /* the thread is in rl_extend (without the mutex) */
+    int forking;   /* fork() is under way: no new extension */
     pthread_t thread;
     rl_watch **heap; /* min-heap on wake time */
     int heap_n, heap_cap;
@@ -292,7 +292,10 @@ static void deactivate(rl_watch *w, int state)
         w->info.validity_ms = 0;
     }
     heap_remove(w);
-    if (w->prev) w->prev->next = w->next; else wd.active = w->next;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        wd.active = w->next;
     if (w->next) w->next->prev = w->prev;
     w->prev = w->next = NULL;
     wd.n_active--;
@@ -320,8 +323,9 @@ static const char *outcome_text(int r)
 /* "extension failed: <why>: host:port <reason>; ..." (names, never passwords) */
 static void lost_reason(rl_watch *w, nodeset *s, int r, const rl_call *call)
 {
-    size_t len = (size_t)snprintf(w->reason, sizeof(w->reason), "extension failed: %s (%d of %d nodes needed, %d confirmed)",
-                                  outcome_text(r), rl_quorum(s->n), s->n, r == RL_ERROR ? 0 : call->ok);
+    size_t len =
+        (size_t)snprintf(w->reason, sizeof(w->reason), "extension failed: %s (%d of %d nodes needed, %d confirmed)",
+                         outcome_text(r), rl_quorum(s->n), s->n, r == RL_ERROR ? 0 : call->ok);
     const char *sep = ": ";
     for (int i = 0; r != RL_ERROR && i < s->n && len < sizeof(w->reason); i++) {
         const rl_result *res = &call->res[i];
