@@ -41,6 +41,7 @@ extern zend_module_entry redlock_module_entry;
     X(throw_on_lost,   BOOL,   CALL, "0",    0, 1)                           \
     X(auto_extend,     BOOL,   CALL, "0",    0, 1)                           \
     X(max_hold,        LONG,   CALL, "0",    0, INT_MAX)                     \
+    X(wake_on_release, BOOL,   CALL, "1",    0, 1)                           \
     X(token,           STRING, PERCALL, "",  RL_TOKEN_MIN, RL_TOKEN_MAX) \
     X(tls,             TLS,    CTOR, NULL,   0, 0)
 

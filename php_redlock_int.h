@@ -118,6 +118,7 @@ typedef struct php_redlock_pooled {
     rl_conn *conn;
     uint64_t last_request; /* checked once per request before reuse */
     bool persistent;
+    bool sub; /* a subscriber connection (waits with wake_on_release) */
     char name[128];
 } php_redlock_pooled;
 
@@ -135,6 +136,11 @@ typedef struct php_redlock_group {
     rl_net net;
     rl_transport tp;
     rl_ctx ctx;
+    /* subscriber connections, taken from the pool at the first wait that wakes on release */
+    php_redlock_pooled *sub_pooled[RL_MAX_NODES];
+    rl_conn *subs[RL_MAX_NODES];
+    rl_subs waiting;
+    rl_waiter waiter;
 } php_redlock_group;
 
 /* Parse the $nodes argument (argument 1 of the constructor) into g, with
@@ -143,6 +149,11 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes);
 void php_redlock_group_release(php_redlock_group *g);
 /* Before each call on the group's nodes. */
 void php_redlock_group_prepare(php_redlock_group *g);
+/* The group's subscriber connections (from the pool, opened by the core when
+ * first used); g->ctx.waiter set. false when out of memory. */
+bool php_redlock_group_subscribers(php_redlock_group *g);
+/* After a wait: with persistent => false, subscriber connections are closed. */
+void php_redlock_group_wait_done(php_redlock_group *g);
 /* A QuorumException naming the nodes that failed, and those not awaited. */
 void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const char *what);
 /* When two nodes of the call proved to be one server: a RedLock\Exception, true. */

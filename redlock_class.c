@@ -120,6 +120,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
         .retry_jitter_ms = (int)o.retry_jitter,
         .wait_ms = (int)o.wait,
         .drift_factor = o.drift_factor,
+        .wake_on_release = o.wake_on_release,
     };
     /* a caller-chosen token (API.md "Restore"): checked by the option's limits */
     if (ZSTR_LEN(o.token) > 0) {
@@ -138,7 +139,10 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     }
     zend_string *key = make_key(g, resource);
     php_redlock_group_prepare(g);
+    bool waits = o.wait > 0 && o.wake_on_release;
+    if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    if (waits) php_redlock_group_wait_done(g);
     if (php_redlock_throw_same_server(g, &call, r, "lock")) {
         /* never hand out a lock counted on one server twice */
         if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
@@ -360,6 +364,7 @@ PHP_METHOD(RedLock, stats)
     node_agg *agg = safe_emalloc(cap ? cap : 1, sizeof(*agg), 0);
     php_redlock_pooled *p;
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
+        if (p->sub) continue; /* they carry no lock command */
         const rl_node_stats *st = rl_conn_stats(p->conn);
         node_agg *a = NULL;
         for (uint32_t i = 0; i < na; i++)

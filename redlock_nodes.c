@@ -42,7 +42,7 @@ static void append_setting(smart_str *s, const char *name, const char *v)
     smart_str_appends(s, v);
 }
 
-static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent)
+static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent, bool sub)
 {
     if (c->socket) {
         smart_str_appends(s, "unix:");
@@ -77,24 +77,26 @@ static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent)
         smart_str_appends(s, "|plain");
     }
     smart_str_appends(s, persistent ? "|p" : "|np");
+    if (sub) smart_str_appends(s, "|sub");
     smart_str_0(s);
 }
 
-static php_redlock_pooled *pool_get(const rl_node_conf *conf, bool persistent)
+static php_redlock_pooled *pool_get(const rl_node_conf *conf, bool persistent, bool sub)
 {
     smart_str key = {0};
-    pool_identity(&key, conf, persistent);
+    pool_identity(&key, conf, persistent, sub);
     /* str variants: the persistent table makes its own persistent key copy */
     php_redlock_pooled *p = zend_hash_str_find_ptr(&REDLOCK_G(pool), ZSTR_VAL(key.s), ZSTR_LEN(key.s));
     if (!p) {
         p = calloc(1, sizeof(*p));
-        if (p) p->conn = rl_conn_new(conf);
+        if (p) p->conn = sub ? rl_conn_new_subscriber(conf) : rl_conn_new(conf);
         if (!p || !p->conn) {
             free(p);
             smart_str_free(&key);
             return NULL;
         }
         p->persistent = persistent;
+        p->sub = sub;
         rl_node_conf_name(conf, p->name, sizeof(p->name));
         zend_hash_str_add_new_ptr(&REDLOCK_G(pool), ZSTR_VAL(key.s), ZSTR_LEN(key.s), p);
     }
@@ -126,6 +128,32 @@ void php_redlock_group_prepare(php_redlock_group *g)
             rl_conn_check(p->conn);
         }
     }
+}
+
+bool php_redlock_group_subscribers(php_redlock_group *g)
+{
+    if (!g->sub_pooled[0]) {
+        for (int i = 0; i < g->n; i++) {
+            /* the command connection's settings: they keep the secret the group wiped */
+            g->sub_pooled[i] = pool_get(rl_conn_conf(g->pooled[i]->conn), g->opts.persistent, true);
+            if (!g->sub_pooled[i]) {
+                memset(g->sub_pooled, 0, sizeof(g->sub_pooled));
+                return false;
+            }
+            g->subs[i] = g->sub_pooled[i]->conn;
+        }
+        rl_subs_init(&g->waiting, g->subs, g->n, &rl_clock_monotonic, &g->waiter);
+        g->ctx.waiter = &g->waiter;
+    }
+    for (int i = 0; i < g->n; i++) rl_conn_set_timeouts(g->subs[i], g->connect_timeout[i], g->timeout[i]);
+    return true;
+}
+
+void php_redlock_group_wait_done(php_redlock_group *g)
+{
+    if (!g->sub_pooled[0] || g->opts.persistent) return;
+    /* nothing of a lock is ever in flight on a subscriber connection */
+    for (int i = 0; i < g->n; i++) rl_conn_close(g->subs[i]);
 }
 
 /* ---------- node parsing ---------- */
@@ -399,7 +427,7 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
         rl_node_conf *c = &g->conf[i];
         g->connect_timeout[i] = c->connect_timeout_ms;
         g->timeout[i] = c->timeout_ms;
-        g->pooled[i] = pool_get(c, g->opts.persistent);
+        g->pooled[i] = pool_get(c, g->opts.persistent, false);
         if (!g->pooled[i]) {
             zend_throw_error(NULL, "out of memory");
             return FAILURE;

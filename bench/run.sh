@@ -6,7 +6,7 @@
 #   bash bench/run.sh [--short] [--modes lan,loopback,slow,down]
 #                     [--impls ext,ext_fenced,ext_tls,floor,seq,symfony,raw] [--ext PATH/redlock.so]
 #                     [--build] [--cycles N] [--seconds S] [--tput-seconds S]
-#                     [--no-tput] [--no-mem] [--no-callgrind] [--no-plot] [--out DIR]
+#                     [--no-tput] [--no-mem] [--no-callgrind] [--no-plot] [--no-contended] [--out DIR]
 #
 # Modes: loopback (all 5 nodes direct), lan (every node, and the floor's node,
 # behind bench/delayproxy adding 1 ms each way), slow (loopback, node 5 behind
@@ -40,7 +40,7 @@ EXT_SO=${REDLOCK_SO:-}
 CYCLES=""
 SECONDS_PER=""
 TPUT_SECONDS=""
-DO_TPUT=1 DO_MEM=1 DO_CG=1 DO_PLOT=1 FORCE_BUILD=0
+DO_TPUT=1 DO_MEM=1 DO_CG=1 DO_PLOT=1 FORCE_BUILD=0 DO_CONTENDED=1
 OUT="$BENCH/out"
 ARGS_ORIG="$*"
 
@@ -66,6 +66,7 @@ while [ $# -gt 0 ]; do
         --no-mem) DO_MEM=0 ;;
         --no-callgrind) DO_CG=0 ;;
         --no-plot) DO_PLOT=0 ;;
+        --no-contended) DO_CONTENDED=0 ;;
         --out) OUT=$2; shift ;;
         --out=*) OUT=${1#*=} ;;
         -h|--help) usage ;;
@@ -366,6 +367,17 @@ CMD="bash bench/run.sh${ARGS_ORIG:+ $ARGS_ORIG}"
 "$PHP" "$BENCH/report.php" --work="$WORK" --out="$OUT" --modes="$MODES" --impls="$IMPLS" \
     --command="$CMD" --short="$SHORT" --ext="${EXT_SO}" --plot="$DO_PLOT" \
     --elapsed="$("$PHP" -r "echo round($T_END - $T_START, 1);")" || { echo "bench: report failed" >&2; exit 1; }
+
+# ------------------------------------------------------- contended (one resource) --
+# bench/contended.sh: burst and steady scenarios, waiting acquires side by side
+# (--short: ext and its polling mode, burst of 20, 4 processes for 2 s)
+if [ $DO_CONTENDED = 1 ] && [ -n "$EXT_SO" ]; then
+    echo
+    cargs=(--ext "$EXT_SO" --out "$OUT")
+    [ $SHORT = 1 ] && cargs+=(--short)
+    bash "$BENCH/contended.sh" "${cargs[@]}" 2>"$OUT/contended.err" 8>&- ||
+        { echo "bench: the contended run failed (crash or overlap; see $OUT/contended.err)" >&2; tail -3 "$OUT/contended.err" >&2; CRASHED=1; }
+fi
 
 if [ $CRASHED = 1 ]; then
     echo "bench: at least one implementation crashed" >&2

@@ -63,12 +63,12 @@ uint64_t rl_fork_generation(void);
 /* TLS settings of a node, named as PHP's ssl stream-context options (API.md
  * "TLS"). Strings are malloc'd (NULL: not set); passphrase is a secret. */
 typedef struct rl_tls_conf {
-    char *cafile;       /* NULL and no capath: the system store */
+    char *cafile; /* NULL and no capath: the system store */
     char *capath;
-    char *local_cert;   /* client certificate (PEM) */
-    char *local_pk;     /* its key; NULL: in local_cert */
-    char *passphrase;   /* of local_pk */
-    char *peer_name;    /* NULL: the host; sent as SNI unless it is an IP address */
+    char *local_cert; /* client certificate (PEM) */
+    char *local_pk;   /* its key; NULL: in local_cert */
+    char *passphrase; /* of local_pk */
+    char *peer_name;  /* NULL: the host; sent as SNI unless it is an IP address */
     /* verification is on unless switched off: a zeroed conf is the safe one */
     int no_verify_peer;      /* 'verify_peer' => false */
     int no_verify_peer_name; /* 'verify_peer_name' => false */
@@ -173,9 +173,9 @@ typedef struct rl_cmd {
     size_t argvlen[RL_MAX_ARGS];
     /* For EVALSHA: the script, so a NOSCRIPT error is retried as EVAL. */
     const char *script;
-    int op;       /* enum rl_op */
-    uint64_t tag; /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
-    int nowait;   /* queue and write, do not wait for the replies (read and dropped later) */
+    int op;        /* enum rl_op */
+    uint64_t tag;  /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
+    int nowait;    /* queue and write, do not wait for the replies (read and dropped later) */
     uint64_t skip; /* with nowait: bit i set = not sent to node i (res[i] left RL_PENDING, sent 0) */
 } rl_cmd;
 
@@ -203,13 +203,56 @@ typedef struct rl_opts {
     /* fencing: the counter key (prefix . "\0redlock:fence"); NULL: no fence */
     const char *fence_key;
     size_t fence_keylen;
+    /* with wait_ms and a waiter in the ctx: sleep until a release is announced
+     * (or the retry timer runs out) instead of sleeping the whole delay */
+    int wake_on_release;
 } rl_opts;
+
+/* ---- waiting for a release (API.md "Waiting"): injected like the clock ----
+ * Waiters subscribe on every node to RL_WAKE_CHANNEL . key (it counts them)
+ * and to one of RL_WAKE_SHARDS shard channels, RL_WAKE_CHANNEL . key . "\0" . s
+ * (s a decimal digit, picked at random per wait). A successful release, on
+ * each node inside the release script, publishes only when someone waits,
+ * and then to ONE shard that has subscribers (the same on every node: chosen
+ * from the released token): "<subscribers of that shard> <token>". So a
+ * release costs the server a few writes, not one per waiter and node, and
+ * wakes a few waiters, not all. A waiter's own attempts announce a successful
+ * SET on its shard with "acquired". */
+#define RL_WAKE_CHANNEL "redlock:released:"
+#define RL_WAKE_SHARDS 8
+enum rl_wake_kind {
+    RL_WAKE_TIMER = 0, /* until_us came: expiry, a lost message, a node down */
+    RL_WAKE_RELEASED,  /* a release of the key (once per release, not per node) */
+    RL_WAKE_ACQUIRED   /* a waiter's SET on the key succeeded on a node */
+};
+typedef struct rl_wake {
+    int kind;
+    int waiters; /* RL_WAKE_RELEASED: subscribers of our shard when it was released (>= 1) */
+} rl_wake;
+
+typedef struct rl_waiter {
+    /* start listening for releases of key on shard (SUBSCRIBE written, not
+     * awaited); non-zero: cannot listen at all (then the retry timer alone) */
+    int (*subscribe)(void *ctx, const char *key, size_t keylen, int shard);
+    /* wait, at most until until_us, for the subscriptions to be confirmed
+     * (or refused, or their node gone) */
+    void (*ready)(void *ctx, uint64_t until_us);
+    /* sleep until an event of the key or until until_us; the event's kind */
+    int (*wait)(void *ctx, uint64_t until_us, rl_wake *ev);
+    /* without waiting: read what has come; the latest event since the last
+     * wait/latest (RL_WAKE_TIMER: nothing new) */
+    int (*latest)(void *ctx, rl_wake *ev);
+    /* stop listening (UNSUBSCRIBE written, not awaited) */
+    void (*unsubscribe)(void *ctx);
+    void *ctx;
+} rl_waiter;
 
 typedef struct rl_ctx {
     const rl_transport *tp;
     const rl_clock *clock;
     const rl_random *rnd;
-    int n; /* nodes */
+    int n;                   /* nodes */
+    const rl_waiter *waiter; /* NULL: wait by sleeping retry_delay + jitter */
 } rl_ctx;
 
 static inline int rl_quorum(int n) { return n / 2 + 1; }
@@ -317,6 +360,34 @@ int rl_conn_busy(const rl_conn *conn);
  * socket): a release among them reaches the node only once they are. */
 int rl_conn_unsent(const rl_conn *conn);
 
+/* ---- subscriber connections and the waiter over them (rl_wait.c) ----
+ * Separate from the command connections (a subscribed connection takes no
+ * other command): one per node, opened when first needed, kept for reuse.
+ * Same handshake (TLS, AUTH, SELECT), no scripts. */
+rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf);
+
+typedef struct rl_subs {
+    rl_net net;                                          /* the subscriber connections, one per node of the call */
+    char chan[sizeof(RL_WAKE_CHANNEL) + RL_MAX_KEY + 2]; /* the key's channel, then "\0" and the shard */
+    size_t chanlen;                                      /* of the key's channel; the shard's is chanlen + 2 */
+    uint64_t chan_hash, shard_hash;
+    uint64_t last_release; /* id of the release last reported (one per release, not per node) */
+    uint64_t counting;     /* id of the release whose messages are being counted (0: none) */
+    uint64_t seen;         /* nodes that announced it (bit i: node i) */
+    uint64_t seen_first_us;
+    int seen_waiters;
+    rl_wake ev;                          /* pending event, kind RL_WAKE_TIMER when none */
+    int on;                              /* subscribed (between subscribe and unsubscribe) */
+    unsigned char pending[RL_MAX_NODES]; /* channels of SUBSCRIBE written, not confirmed yet */
+    unsigned char wanted[RL_MAX_NODES];  /* subscribed or to be (re)subscribed on this node */
+} rl_subs;
+/* s over conns[0..n) (subscriber connections); *w gets the waiter to put in an rl_ctx */
+void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_waiter *w);
+
+/* Serve conns (connects, handshakes, writes, replies, pushes) until stop(ud)
+ * says so or until until_us. */
+void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud);
+
 /* ---- the watchdog (auto_extend): rl_watchdog.c ---- */
 /* One background thread per process, started by the first rl_watch_start().
  * It owns its own connections to the nodes (made from copies of the confs
@@ -354,8 +425,8 @@ typedef struct rl_watch_spec {
 typedef struct rl_watch_status {
     int state; /* enum rl_watch_state */
     int ttl_ms;
-    uint64_t valid_until_us; /* rl_clock_monotonic; 0 once lost */
-    uint64_t extensions;     /* successful ones */
+    uint64_t valid_until_us;          /* rl_clock_monotonic; 0 once lost */
+    uint64_t extensions;              /* successful ones */
     char reason[RL_WATCH_REASON_LEN]; /* RL_WATCH_LOST: why (node names, never a password) */
 } rl_watch_status;
 

@@ -39,10 +39,42 @@ static void rlc_take_run_id(rl_conn *c, const char *s, size_t len)
     }
 }
 
+static uint64_t fnv1a(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* an element of a pub/sub array ["message", channel, payload] or ["subscribe", channel, n] */
+static void push_element(rl_conn *c, int idx, const char *s, size_t len)
+{
+    rl_push *p = &c->push;
+    if (idx == 0) {
+        p->kind = len == 7 && memcmp(s, "message", 7) == 0         ? PUSH_MESSAGE
+                  : len == 9 && memcmp(s, "subscribe", 9) == 0     ? PUSH_SUBSCRIBE
+                  : len == 11 && memcmp(s, "unsubscribe", 11) == 0 ? PUSH_UNSUBSCRIBE
+                                                                   : PUSH_OTHER;
+    } else if (idx == 1) {
+        p->chan = fnv1a(s, len);
+    } else if (idx == 2) {
+        size_t i = 0;
+        p->first = len ? s[0] : '\0';
+        p->number = len && s[0] >= '0' && s[0] <= '9' ? 0 : -1;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            if (p->number < 1000000000) p->number = p->number * 10 + (s[i] - '0');
+        const char *sp = memchr(s, ' ', len);
+        p->id = sp ? fnv1a(sp + 1, len - (size_t)(sp + 1 - s)) : 0;
+    }
+}
+
 static void *obj_string(const redisReadTask *t, char *s, size_t len)
 {
     rl_conn *c = t->privdata;
-    if (t->parent) return c;
+    if (t->parent) {
+        if (c->sub && !t->parent->parent) push_element(c, t->idx, s, len);
+        return c;
+    }
     c->slot.type = t->type == REDIS_REPLY_STATUS  ? RL_REPLY_STATUS
                    : t->type == REDIS_REPLY_ERROR ? RL_REPLY_ERROR
                                                   : RL_REPLY_STRING;
@@ -61,6 +93,7 @@ static void *obj_array(const redisReadTask *t, int elements)
 #endif
 {
     rl_conn *c = t->privdata;
+    if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
     if (!t->parent) {
         c->slot.type = RL_REPLY_ARRAY;
         c->slot.integer = (long long)elements;
@@ -71,6 +104,7 @@ static void *obj_array(const redisReadTask *t, int elements)
 static void *obj_integer(const redisReadTask *t, long long v)
 {
     rl_conn *c = t->privdata;
+    if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
     if (!t->parent) {
         c->slot.type = RL_REPLY_INTEGER;
         c->slot.integer = v;
@@ -81,6 +115,7 @@ static void *obj_integer(const redisReadTask *t, long long v)
 static void *obj_nil(const redisReadTask *t)
 {
     rl_conn *c = t->privdata;
+    if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
     if (!t->parent) c->slot.type = RL_REPLY_NIL;
     return c;
 }
@@ -498,6 +533,7 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
         size_t lens[2] = {6, (size_t)n};
         if (rlc_append_cmd(c, 2, argv, lens, EXP_SELECT, RL_OP_OTHER, 0, now)) return -1;
     }
+    if (c->sub) return 0; /* a subscriber runs no script and counts no vote */
     if (ident) {
         /* API.md "Nodes": one server must not count twice toward the quorum
          * (a name and its address, TCP and the unix socket of one server);
@@ -520,10 +556,13 @@ static int rlc_queue_scripts(rl_conn *c, uint64_t now)
     size_t l2[3] = {6, 4, strlen(rl_script_extend)};
     const char *s3[3] = {"SCRIPT", "LOAD", rl_script_fence_raise};
     size_t l3[3] = {6, 4, strlen(rl_script_fence_raise)};
+    const char *s4[3] = {"SCRIPT", "LOAD", rl_script_acquire};
+    size_t l4[3] = {6, 4, strlen(rl_script_acquire)};
     /* (marked as releases: room is always kept for them, like for a release) */
     if (rlc_append_cmd(c, 3, s1, l1, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
         rlc_append_cmd(c, 3, s2, l2, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
-        rlc_append_cmd(c, 3, s3, l3, EXP_SCRIPT, RL_OP_RELEASE, 0, now))
+        rlc_append_cmd(c, 3, s3, l3, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
+        rlc_append_cmd(c, 3, s4, l4, EXP_SCRIPT, RL_OP_RELEASE, 0, now))
         return -1;
     return 0;
 }
@@ -665,7 +704,10 @@ int rlc_next_reply(rl_conn *c)
     if (ensure_reader(c) != 0) return -1;
     /* a fresh slot for a fresh reply, but not in the middle of one: an array
      * whose header came in an earlier read already set its type there */
-    if (c->reader->ridx == -1) memset(&c->slot, 0, sizeof(c->slot));
+    if (c->reader->ridx == -1) {
+        memset(&c->slot, 0, sizeof(c->slot));
+        memset(&c->push, 0, sizeof(c->push));
+    }
     if (redisReaderGetReply(c->reader, &obj) != REDIS_OK) return -1;
     return obj != NULL;
 }

@@ -17,7 +17,31 @@
 enum { ST_CLOSED = 0, ST_CONNECTING, ST_HANDSHAKE, ST_READY };
 
 /* What the next reply on a connection answers, in pipeline order. */
-enum { EXP_SKIP = 0, EXP_AUTH, EXP_SELECT, EXP_SCRIPT, EXP_IDENT, EXP_MINE, EXP_LATE, EXP_LATE_SCRIPT };
+enum {
+    EXP_SKIP = 0,
+    EXP_AUTH,
+    EXP_SELECT,
+    EXP_SCRIPT,
+    EXP_IDENT,
+    EXP_MINE,
+    EXP_LATE,
+    EXP_LATE_SCRIPT,
+    EXP_SUB,
+    EXP_UNSUB
+};
+
+/* A RESP2 pub/sub array on a subscriber connection, read without allocation:
+ * the kind of element 0, a hash of element 1 (the channel), and of a message's
+ * payload (element 2) its leading decimal number and a hash of what follows
+ * its first space. */
+enum { PUSH_NONE = 0, PUSH_MESSAGE, PUSH_SUBSCRIBE, PUSH_UNSUBSCRIBE, PUSH_OTHER, PUSH_REFUSED };
+typedef struct rl_push {
+    int kind;
+    uint64_t chan;
+    long long number; /* -1: the payload does not start with a digit */
+    uint64_t id;
+    char first; /* the payload's first byte */
+} rl_push;
 
 /* Why a connection is never closed by us while it has work in flight:
  * Redis keeps executing what it already received. A SET sitting in a stalled
@@ -115,6 +139,11 @@ struct rl_conn {
     uint64_t deadline_us, sent_us;
     int reused; /* was open before this call: may be stale */
     int retried;
+    /* subscriber connections (rl_wait.c): no scripts, pushes go to on_push */
+    int sub;
+    rl_push push;
+    void (*on_push)(void *ud, rl_conn *c);
+    void *push_ud;
 };
 
 /* ---- rl_conn.c: lifecycle, queue, output buffer ---- */

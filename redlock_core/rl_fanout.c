@@ -201,6 +201,20 @@ static int on_reply(fan *f, int i, uint64_t now)
             return 1;
         }
         return 0;
+    case EXP_SUB:
+    case EXP_UNSUB:
+        /* ["subscribe", channel, n]; a refusal (NOPERM: an ACL without the
+         * channel) leaves that node to the retry timer; anything else is not Redis */
+        if (rp->type == RL_REPLY_ERROR) {
+            c->push.kind = PUSH_REFUSED;
+            snprintf(c->st.last_error, sizeof(c->st.last_error), "%s refused: %.60s",
+                     kind == EXP_SUB ? "SUBSCRIBE" : "UNSUBSCRIBE", rp->str);
+        } else if (rp->type != RL_REPLY_ARRAY || rp->integer != 3 ||
+                   c->push.kind != (kind == EXP_SUB ? PUSH_SUBSCRIBE : PUSH_UNSUBSCRIBE)) {
+            return node_poisoned(f, i, kind == EXP_SUB ? "bad reply to SUBSCRIBE" : "bad reply to UNSUBSCRIBE");
+        }
+        if (c->on_push) c->on_push(c->push_ud, c);
+        return 0;
     case EXP_LATE_SCRIPT:
         rlc_late_script_reply(c, rp, &e, now);
         /* fall through */
@@ -223,6 +237,8 @@ static int on_reply(fan *f, int i, uint64_t now)
                 rlc_fail_res(c, r, RL_E_NOMEM, "could not queue EVAL");
                 return 1;
             }
+            /* a SET done by a script (a waiter's attempt) owes its release again */
+            if (e.op == RL_OP_SET) rlc_owed_add(c, e.tag);
             if (rlc_flush_out(c, why, sizeof(why)) != 0) {
                 node_broken(f, i, RL_E_IO, why, now);
                 return r->state != RL_PENDING;
@@ -278,6 +294,11 @@ static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
             int r = rlc_next_reply(c);
             if (r < 0) goto proto;
             if (r == 0) break;
+            if (c->sub && c->push.kind == PUSH_MESSAGE && c->slot.type == RL_REPLY_ARRAY && c->slot.integer == 3) {
+                /* a message answers no command: it never takes a reply's place */
+                if (c->on_push) c->on_push(c->push_ud, c);
+                continue;
+            }
             if (c->qlen == 0) return node_poisoned(f, i, "reply nobody asked for");
             if (on_reply(f, i, now)) got = 1;
             if (c->fd < 0) return f->res[i].state != RL_PENDING;
@@ -590,5 +611,59 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
             c->reused = 0; /* nothing to resend if it broke */
             serve(&f, i, pfd[k].revents, now);
         }
+    }
+}
+
+void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud)
+{
+    const rl_clock *clk = net->clock;
+    /* The reading of a call (node_read: reply cap, stray replies, handshake
+     * gate) with no command of its own, like rl_net_drain; pushes go to each
+     * connection's on_push. */
+    rl_result scratch[RL_MAX_NODES];
+    rl_cmd none;
+    memset(&none, 0, sizeof(none));
+    memset(scratch, 0, sizeof(scratch));
+    fan f = {
+        .net = net, .cmd = &none, .res = scratch, .n = net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES, .settling = 1};
+    for (;;) {
+        struct pollfd pfd[RL_MAX_NODES];
+        int map[RL_MAX_NODES], np = 0;
+        if (stop && stop(ud)) return;
+        uint64_t now = clk->now_us(clk->ctx), next = until_us;
+        for (int i = 0; i < f.n; i++) {
+            rl_conn *c = net->conns[i];
+            if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* never the parent's */
+            if (c->fd < 0) continue;
+            if (rlc_connecting(c) && now >= c->deadline_us) {
+                rl_conn_close(c); /* never connected: nothing was written */
+                rlc_start_backoff(c, now, RL_E_TIMEOUT, "connect timeout");
+                continue;
+            }
+            if (rlc_connecting(c) && c->deadline_us < next) next = c->deadline_us;
+            pfd[np].fd = c->fd;
+            pfd[np].events = rlc_events(c);
+            pfd[np].revents = 0;
+            map[np++] = i;
+        }
+        int last = now >= until_us; /* one pass without waiting, then return */
+        if (next < now) next = now;
+        int pr = do_poll(net, pfd, np, last ? 0 : (int)((next - now + 999) / 1000));
+        if (pr < 0 && errno != EINTR) {
+            /* cannot watch the sockets: sleep the rest, the timer is the fallback */
+            now = clk->now_us(clk->ctx);
+            if (until_us > now) clk->sleep_us(clk->ctx, until_us - now);
+            return;
+        }
+        now = clk->now_us(clk->ctx);
+        for (int k = 0; k < np; k++) {
+            int i = map[k];
+            rl_conn *c = net->conns[i];
+            if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
+            memset(&scratch[i], 0, sizeof(scratch[i]));
+            c->reused = 0; /* nothing to resend if it broke */
+            serve(&f, i, pfd[k].revents, now);
+        }
+        if (last) return;
     }
 }

@@ -6,10 +6,29 @@
 #include <string.h>
 
 /* The token-checked scripts of the spec: delete, or extend, only while the key holds our token.
- * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL. */
+ * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL.
+ * A release also tells the waiters (API.md "Waiting", rl.h RL_WAKE_*): only
+ * when the key's channel has subscribers (else one PUBSUB NUMSUB is all it
+ * costs), on one shard with subscribers, chosen from the token so that every
+ * node picks the same; through pcall, so that a user whose ACL refuses
+ * pub/sub still releases. */
 const char rl_script_release[] =
-    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) else return 0 end";
-const char rl_script_release_sha[] = "b70c2384248f88e6b75b9f89241a180f856ad852";
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
+    "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then "
+    "local h = 0 for i = 1, #ARGV[1] do h = (h * 31 + string.byte(ARGV[1], i)) % 65521 end "
+    "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
+    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
+    "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
+    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. ARGV[1]) break end end end end "
+    "return r else return 0 end";
+const char rl_script_release_sha[] = "118043f136096141adefee3c2e6e1a274b0f2309";
+/* A waiter's attempt: SET NX PX, and when it set the key, "acquired" to the
+ * waiters of its shard (ARGV[3]), so that those holding back stand down. */
+const char rl_script_acquire[] =
+    "local r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) "
+    "if r then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1] .. \"\\0\" .. ARGV[3],\"acquired\") end return r";
+const char rl_script_acquire_sha[] = "4d1312c5d29637abc73fdbdfcdaab31a23c12174";
 const char rl_script_extend[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
 const char rl_script_extend_sha[] = "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10";
@@ -214,6 +233,72 @@ static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
     return us;
 }
 
+/* Thundering herd (API.md "Waiting"). A release reaches every waiter at
+ * once: woken together, their SETs could split the nodes' votes so that
+ * nobody gets a quorum, and on a small machine the wake-ups alone delay
+ * the handoff. So waiters space themselves out, over a time proportional to
+ * their number (a release tells it: the channel's subscribers), and each
+ * tries only if the latest news is a release, not another waiter's
+ * "acquired":
+ * - few waiters (below RL_HERD): sleep in poll() until a message comes; on
+ *   a release hold back a random time within (waiters - 1) slots (one slot:
+ *   one attempt's round trip), then try unless someone announced first (two
+ *   waiters go at once: of two SETs one always gets a majority);
+ * - many: nobody sleeps in poll(). Each sleeps a random time within
+ *   2 x waiters slots and then reads, without waiting, what its
+ *   subscriptions brought meanwhile: about one waiter per slot looks, so a
+ *   release is seen about one slot later, by one or two of them, while the
+ *   others are never woken by it. The hold-back is a sleep, not a poll, so
+ *   the messages of the other nodes wake nobody.
+ * The retry timer (retry_delay + jitter) stays the fallback for an expiry,
+ * a lost message or a node down. */
+#define RL_SLOT_MIN_US 100u
+#define RL_SLOT_MAX_US 1000u
+#define RL_HERD 16
+
+static uint64_t random_below(const rl_ctx *c, uint64_t span)
+{
+    uint32_t r = 0;
+    if (span == 0 || c->rnd->fill(c->rnd->ctx, &r, sizeof(r)) != 0) return 0;
+    return (uint64_t)r % span;
+}
+
+static uint64_t slot_of(uint64_t slot_us)
+{
+    return slot_us < RL_SLOT_MIN_US ? RL_SLOT_MIN_US : slot_us > RL_SLOT_MAX_US ? RL_SLOT_MAX_US : slot_us;
+}
+
+/* Between two attempts of a subscribed wait, never past until_us. Returns
+ * when the next attempt should go. *waiters: the last count a release gave. */
+static void wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us, int *waiters)
+{
+    rl_wake ev;
+    uint64_t slot = slot_of(slot_us);
+    for (;;) {
+        uint64_t now = c->clock->now_us(c->clock->ctx);
+        if (now >= until_us) return; /* the timer */
+        if (*waiters >= RL_HERD) {
+            uint64_t nap = 1 + random_below(c, slot * (uint64_t)*waiters);
+            if (nap > until_us - now) nap = until_us - now;
+            c->clock->sleep_us(c->clock->ctx, nap);
+            if (w->latest(w->ctx, &ev) != RL_WAKE_RELEASED) continue; /* nothing new, or taken again */
+            *waiters = ev.waiters;
+            return;
+        }
+        if (w->wait(w->ctx, until_us, &ev) == RL_WAKE_TIMER) return;
+        if (ev.kind != RL_WAKE_RELEASED) continue; /* another waiter's SET: keep waiting */
+        *waiters = ev.waiters;
+        /* two can go together: one of them gets a majority whatever the order */
+        uint64_t hold = ev.waiters > 2 ? random_below(c, slot * (uint64_t)(ev.waiters - 1)) : 0;
+        now = c->clock->now_us(c->clock->ctx);
+        if (now + hold > until_us) hold = until_us > now ? until_us - now : 0;
+        if (hold == 0) return;
+        c->clock->sleep_us(c->clock->ctx, hold);
+        /* the latest news decides: taken by another waiter, or free */
+        if (w->latest(w->ctx, &ev) != RL_WAKE_ACQUIRED) return;
+    }
+}
+
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call)
 {
@@ -253,11 +338,36 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
 
     uint64_t first = c->clock->now_us(c->clock->ctx);
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
+    /* API.md "Waiting": subscribed before the first attempt; its SUBSCRIBE
+     * is not awaited (an uncontended lock costs no extra round trip), so
+     * when that attempt fails, the subscription is confirmed and one more
+     * attempt made at once: a release cannot slip in unseen between an
+     * attempt and the wait. */
+    const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
+    int confirmed = 0, waiters = 1;
+    uint64_t slot_us = 0;
+    rl_cmd ann;
+    char shard[2] = {'0', '\0'};
+    if (w) shard[0] = (char)('0' + random_below(c, RL_WAKE_SHARDS)); /* (no random drawn without a waiter) */
+    if (w && w->subscribe(w->ctx, key, keylen, shard[0] - '0') != 0) w = NULL;
+    if (w) {
+        script_cmd(&ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, strlen(ttlbuf));
+        arg(&ann, shard, 1);
+        ann.op = RL_OP_SET;
+        ann.tag = set.tag;
+    }
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
         uint64_t t0 = c->clock->now_us(c->clock->ctx);
-        if (c->tp->fanout(c->tp->ctx, &set, res, n, decide_ok_set, o->token ? (void *)o : NULL) != 0) return RL_ERROR;
+        /* a waiter's later attempts tell the other waiters of its shard when
+         * they win, if there are some that hold back (three or more) */
+        const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &ann : &set;
+        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide_ok_set, o->token ? (void *)o : NULL) != 0) {
+            outcome = RL_ERROR;
+            break;
+        }
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
+        slot_us = t1 - t0;
         tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
         /* spec: on failure, unlock all instances, including those that did
@@ -279,13 +389,19 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             int fr = o->fence_key ? rl_fence_phases(c, o->fence_key, o->fence_keylen, &info->fence, call) : RL_ACQUIRED;
             if (fr == RL_NO_QUORUM) t.failed = n;
             if (fr == RL_ACQUIRED && o->fence_key) t1 = c->clock->now_us(c->clock->ctx);
-            if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) return RL_ACQUIRED;
+            if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) {
+                outcome = RL_ACQUIRED;
+                break;
+            }
         }
         outcome = t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
         if (any) {
             rl_result rr[RL_MAX_NODES];
-            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) return RL_ERROR;
+            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) {
+                outcome = RL_ERROR;
+                break;
+            }
         }
         if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
         uint64_t now = c->clock->now_us(c->clock->ctx);
@@ -297,8 +413,17 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         } else if (attempt >= o->retry_count) {
             break; /* never sleep after the last attempt */
         }
-        if (pause) c->clock->sleep_us(c->clock->ctx, pause);
+        if (w && !confirmed) {
+            w->ready(w->ctx, deadline);
+            confirmed = 1;
+            continue;
+        }
+        if (w)
+            wait_for_release(c, w, now + pause, slot_us, &waiters);
+        else if (pause)
+            c->clock->sleep_us(c->clock->ctx, pause);
     }
+    if (w) w->unsubscribe(w->ctx);
     return outcome;
 }
 

@@ -222,7 +222,7 @@ if [ $quick -eq 0 ]; then
   if [ -f bench/run.sh ]; then
     section "benchmark (short form: ratios printed, no pass/fail on time)"
     step bench-short bash bench/run.sh --short
-    grep -vE '^\s*$' "$log_dir/bench-short.log" | tail -n 25 | sed "s/^/    | /"
+    grep -vE '^\s*$' "$log_dir/bench-short.log" | tail -n 45 | sed "s/^/    | /"
   fi
 fi
 

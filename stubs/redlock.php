@@ -10,7 +10,7 @@
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost, auto_extend, max_hold, token. Constructor-only (a \ValueError per call): connect_timeout,
+ * throw_on_lost, auto_extend, max_hold, wake_on_release, token. Constructor-only (a \ValueError per call): connect_timeout,
  * timeout, persistent, prefix. Per call only (a \ValueError in the
  * constructor): token. Every option but token has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
@@ -67,6 +67,7 @@ final class RedLock
      *     throw_on_lost?: bool,
      *     auto_extend?: bool,
      *     max_hold?: int<0, max>,
+     *     wake_on_release?: bool,
      *     tls?: array{
      *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
      *         local_pk?: string|null, passphrase?: string|null, verify_peer?: bool,
@@ -77,7 +78,7 @@ final class RedLock
      *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
      *     timeout 50 ms, persistent true, prefix "", fencing false,
      *     auto_release true, throw_on_lost false, auto_extend false,
-     *     max_hold 0 ms (no limit); each default comes from the INI entry
+     *     max_hold 0 ms (no limit), wake_on_release true; each default comes from the INI entry
      *     redlock.<option>. prefix is at most 512 bytes.
      *     fencing => true: each lock also gets Lock::$fence, a positive int
      *     that grows with every fenced acquisition of any resource under
@@ -102,7 +103,10 @@ final class RedLock
      * Try to acquire $resource for $ttl milliseconds.
      *
      * Returns null when another owner holds it (after the configured retries
-     * or once `wait` ran out), or when the validity came out <= 0. Locks are
+     * or once `wait` ran out), or when the validity came out <= 0. With `wait`
+     * and `wake_on_release` (the default) it sleeps until the holder releases
+     * (a message on "redlock:released:" . key) or its retry timer runs out,
+     * whichever comes first, never past the deadline. Locks are
      * not reentrant: locking a resource this process already holds is a
      * conflict too. The lock is never released by object destruction; with
      * `auto_release` it is released at request end.
@@ -121,6 +125,7 @@ final class RedLock
      *     throw_on_lost?: bool,
      *     auto_extend?: bool,
      *     max_hold?: int<0, max>,
+     *     wake_on_release?: bool,
      *     token?: non-empty-string
      * } $options Per-call overrides of the constructor options. token (per
      *     call only, 16 to 128 bytes, no NUL): use it instead of a random
@@ -161,6 +166,7 @@ final class RedLock
      *     throw_on_lost?: bool,
      *     auto_extend?: bool,
      *     max_hold?: int<0, max>,
+     *     wake_on_release?: bool,
      *     token?: non-empty-string
      * } $options Per-call overrides of the constructor options. token (per
      *     call only, 16 to 128 bytes, no NUL): use it instead of a random

@@ -4,12 +4,15 @@
  * or TLS alike): a pure function of the bytes a node sent. The input is cut
  * into chunks (sizes from its first bytes) to exercise replies split across
  * reads; the head of the expected-reply queue alternates between a command's
- * reply and the INFO reply a connection reads its server's run_id from.
+ * reply and the INFO reply a connection reads its server's run_id from; with
+ * bit 1 of the second byte the connection is a subscriber, whose pub/sub
+ * arrays are parsed into its push fields (kind, channel hash, payload number).
  *
  * Invariants: no crash/leak/UB; a parsed reply has a known type; its text is
  * NUL-terminated within the slot and never longer than the reply says; the
  * run_id, when taken, is 40 characters; the parser's buffer stays bounded by
- * what was fed. */
+ * what was fed; a push kind is known, a payload number is -1 or in
+ * [0, 10^10), and a command connection never fills its push fields. */
 #include "rl_conn.h"
 
 #include <stdint.h>
@@ -27,13 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rl_node_conf conf;
     memset(&conf, 0, sizeof(conf));
     conf.socket = (char *)"/nonexistent";
-    rl_conn *c = rl_conn_new(&conf);
+    int sub = (data[1] & 2) != 0;
+    rl_conn *c = sub ? rl_conn_new_subscriber(&conf) : rl_conn_new(&conf);
     if (!c) return 0;
     size_t chunk = 1 + data[0] % 64;
     int ident = data[1] & 1;
     data += 2;
     size = size - 2;
-    for (int k = 0; k < 4; k++) rlc_q_push(c, (unsigned char)(ident && k == 0 ? EXP_IDENT : EXP_MINE), 0, 0, 0);
+    for (int k = 0; k < 4; k++)
+        rlc_q_push(c, (unsigned char)(ident && k == 0 ? EXP_IDENT : sub ? EXP_SUB : EXP_MINE), 0, 0, 0);
     size_t off = 0, replies = 0;
     while (off < size) {
         size_t n = size - off < chunk ? size - off : chunk;
@@ -46,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FAIL_IF(memchr(rp->str, '\0', sizeof(rp->str)) == NULL);
             if (rp->type == RL_REPLY_STATUS || rp->type == RL_REPLY_STRING || rp->type == RL_REPLY_ERROR)
                 FAIL_IF(strlen(rp->str) > rp->len);
+            FAIL_IF(c->push.kind < PUSH_NONE || c->push.kind > PUSH_REFUSED);
+            FAIL_IF(c->push.number < -1 || c->push.number >= 10000000000LL);
+            FAIL_IF(!sub && (c->push.kind != PUSH_NONE || c->push.chan != 0));
             qent e;
             if (c->qlen > 0) rlc_q_pop(c, &e);
             replies++;

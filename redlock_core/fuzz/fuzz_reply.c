@@ -7,7 +7,8 @@
  * fast iterations.
  *
  * Input: byte 0 selects the set-up (password, user, database, EVALSHA with
- * its script for the NOSCRIPT fallback, which call, how many nodes); the
+ * its script for the NOSCRIPT fallback, which call, how many nodes, an
+ * acquire that waits on subscriber connections, which read the same bytes); the
  * rest is the byte stream every node sends.
  *
  * Invariants: no crash/leak/UB; every node ends ANSWERED or FAILED when the
@@ -207,14 +208,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     conf.connect_timeout_ms = 2000;
     conf.timeout_ms = 2000;
 
-    rl_conn *conns[3] = {0};
+    rl_conn *conns[3] = {0}, *subs[3] = {0};
+    static rl_subs waiting;
+    rl_waiter waiter;
     for (int i = 0; i < n; i++) {
         conns[i] = rl_conn_new(&conf);
         if (!conns[i]) goto out;
     }
     rl_net net = {.conns = conns, .n = n, .clock = &rl_clock_monotonic};
     rl_transport tp = {rl_net_fanout, &net};
-    rl_ctx ctx = {&tp, &rl_clock_monotonic, &rl_random_system, n};
+    rl_ctx ctx = {&tp, &rl_clock_monotonic, &rl_random_system, n, NULL};
 
     job_data = data + 1;
     job_len = size - 1;
@@ -250,6 +253,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     case 1: {
         rl_opts o = {.retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
+        if (flags & 8) {
+            /* a wait that wakes on release: subscriber connections get the same bytes */
+            o.wait_ms = 5;
+            o.retry_delay_ms = 2;
+            o.wake_on_release = 1;
+            for (int i = 0; i < n; i++) {
+                subs[i] = rl_conn_new_subscriber(&conf);
+                if (!subs[i]) goto out;
+            }
+            rl_subs_init(&waiting, subs, n, &rl_clock_monotonic, &waiter);
+            ctx.waiter = &waiter;
+        }
         out = rl_acquire(&ctx, "k", 1, 10000, &o, &info, &call);
         FAIL_IF(out != RL_ACQUIRED && out != RL_CONFLICT && out != RL_NO_QUORUM);
         if (out == RL_ACQUIRED) FAIL_IF(info.ok < rl_quorum(n) || info.validity_ms <= 0);
@@ -280,6 +295,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (put1(ctl[1], c) != 0) abort();
     if (get1(ack[0], &c) != 0) abort();
 out:
-    for (int i = 0; i < n; i++) rl_conn_free(conns[i]);
+    for (int i = 0; i < n; i++) {
+        rl_conn_free(conns[i]);
+        rl_conn_free(subs[i]);
+    }
     return 0;
 }

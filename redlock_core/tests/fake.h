@@ -137,6 +137,9 @@ static inline char fake_classify(const rl_cmd *cmd)
         if (cmd->argvlen[1] == strlen(rl_script_extend_sha) &&
             memcmp(cmd->argv[1], rl_script_extend_sha, cmd->argvlen[1]) == 0)
             return 'X';
+        if (cmd->argvlen[1] == strlen(rl_script_acquire_sha) &&
+            memcmp(cmd->argv[1], rl_script_acquire_sha, cmd->argvlen[1]) == 0)
+            return 'A'; /* a waiter's SET (answered from the SET table) */
     }
     if (cmd->argc >= 1 && cmd->argvlen[0] == 6 && memcmp(cmd->argv[0], "EXISTS", 6) == 0) return 'E';
     if (cmd->argc >= 1 && cmd->argvlen[0] == 3 && memcmp(cmd->argv[0], "GET", 3) == 0) return 'G';
@@ -210,7 +213,7 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
         rec->argvlen[a] = cmd->argvlen[a];
     }
     fake_log(&f->clock, rec->kind);
-    const fake_out *outs = rec->kind == 'S' ? f->set
+    const fake_out *outs = rec->kind == 'S' || rec->kind == 'A' ? f->set
                          : rec->kind == 'R' ? f->rel
                          : rec->kind == 'X' ? f->ext
                          : rec->kind == 'E' ? f->ex

@@ -8,7 +8,7 @@ redlock
 <?php
 require __DIR__ . '/../config.inc';
 foreach (['retry_count', 'retry_delay', 'retry_jitter', 'wait', 'drift_factor', 'connect_timeout',
-          'timeout', 'persistent', 'prefix', 'fencing', 'auto_release', 'throw_on_lost'] as $o) {
+          'timeout', 'persistent', 'prefix', 'fencing', 'auto_release', 'throw_on_lost', 'wake_on_release'] as $o) {
     $v = ini_get("redlock.$o");
     echo "$o: ", $v === false ? 'MISSING' : var_export($v, true), "\n";
 }
@@ -45,6 +45,7 @@ prefix: ''
 fencing: '%s'
 auto_release: '%s'
 throw_on_lost: '%s'
+wake_on_release: '1'
 all PHP_INI_ALL: true
 ini prefix used: 5
 NULL

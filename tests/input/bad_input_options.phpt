@@ -34,6 +34,7 @@ rl_expect('timeout -1', $ctor(['timeout' => -1]), 'ValueError', 'timeout');
 rl_expect('persistent string', $ctor(['persistent' => 'yes']), $TV, 'persistent');
 rl_expect('auto_release array', $ctor(['auto_release' => []]), $TV, 'auto_release');
 rl_expect('throw_on_lost string', $ctor(['throw_on_lost' => 'no']), $TV, 'throw_on_lost');
+rl_expect('wake_on_release int', $ctor(['wake_on_release' => 1]), $TV, 'wake_on_release');
 rl_expect('prefix array', $ctor(['prefix' => []]), $TV, 'prefix');
 rl_expect('unknown key', $ctor(['retries' => 3]), 'ValueError', 'retries');
 rl_expect('int key', $ctor([0 => 3]), 'ValueError', '$options');
@@ -46,6 +47,7 @@ foreach ([
     ['wait' => 0], ['drift_factor' => 0.0], ['drift_factor' => 0.999], ['connect_timeout' => 1],
     ['connect_timeout' => 60000], ['timeout' => 1], ['timeout' => 60000], ['persistent' => false],
     ['prefix' => ''], ['fencing' => false], ['fencing' => true], ['auto_release' => false], ['throw_on_lost' => true],
+    ['wake_on_release' => false], ['wake_on_release' => true],
     ['wait' => 0, 'retry_count' => 1], // wait 0 is "no wait": no second stopping rule
 ] as $o) {
     try {
@@ -89,7 +91,7 @@ echo "keys created by rejected calls: ", rl_count_keys($res), "\n";
 // per-call options that are allowed
 foreach ([['retry_count' => 0], ['retry_delay' => 0], ['retry_jitter' => 0], ['wait' => 0],
           ['drift_factor' => 0.0], ['fencing' => false], ['fencing' => true], ['auto_release' => true], ['throw_on_lost' => false],
-          ['wait' => 0, 'retry_count' => 1]] as $o) {
+          ['wake_on_release' => false], ['wait' => 100, 'wake_on_release' => true], ['wait' => 0, 'retry_count' => 1]] as $o) {
     $l = $rl->lock($res, 1000, $o);
     if (!$l) { echo "lock with ", json_encode($o), " failed\n"; continue; }
     $l->release();
@@ -121,6 +123,7 @@ timeout -1: ValueError ok
 persistent string: TypeError|ValueError ok
 auto_release array: TypeError|ValueError ok
 throw_on_lost string: TypeError|ValueError ok
+wake_on_release int: TypeError|ValueError ok
 prefix array: TypeError|ValueError ok
 unknown key: ValueError ok
 int key: ValueError ok

@@ -1,0 +1,163 @@
+<?php
+// contended_report.php -- figures of one contended run (bench/contended.sh) from the
+// per-process outputs: php contended_report.php DIR > table; writes DIR/contended.json.
+//
+// Files in DIR: unc.json (uncontended lock+release, ext), <scenario>_<impl>_<k>.json
+// (one per process), cmds_<scenario>_<impl>.txt (Redis commands processed, summed over
+// the nodes, INFO calls excluded), meta.json.
+declare(strict_types=1);
+
+$dir = $argv[1] ?? '.';
+$meta = json_decode((string)@file_get_contents("$dir/meta.json"), true) ?: [];
+$unc = json_decode((string)@file_get_contents("$dir/unc.json"), true);
+$uncUs = (int)($unc['uncontended_us'] ?? 0);
+
+function pct(array $v, float $p): float
+{
+    if (!$v) {
+        return 0.0;
+    }
+    sort($v);
+    return (float)$v[min(count($v) - 1, (int)floor($p * (count($v) - 1) + 0.5))];
+}
+
+/** Every figure of one scenario run of one implementation. */
+function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs): ?array
+{
+    $procs = [];
+    foreach (glob("$dir/{$sc}_{$impl}_[0-9]*.json") as $f) {
+        $j = json_decode((string)file_get_contents($f), true);
+        if (!is_array($j)) {
+            $procs[] = ['crashed' => true];
+            continue;
+        }
+        if (!empty($j['skipped'])) {
+            return ['skipped' => true];
+        }
+        $procs[] = $j;
+    }
+    if (!$procs) {
+        return null;
+    }
+    $ev = [];
+    $timeouts = $errors = $crashed = 0;
+    $per = [];
+    foreach ($procs as $k => $p) {
+        if (!empty($p['crashed'])) {
+            $crashed++;
+            continue;
+        }
+        $timeouts += $p['timeouts'];
+        $errors += $p['errors'];
+        $per[$k] = count($p['events']);
+        foreach ($p['events'] as $e) {
+            $ev[] = ['p' => $k, 'req' => $e[0], 'acq' => $e[1], 'rel0' => $e[2], 'rel1' => $e[3]];
+        }
+    }
+    usort($ev, fn ($a, $b) => $a['acq'] <=> $b['acq']);
+    $n = count($ev);
+    $overlaps = $cross = $pairs = 0;
+    $handoff = [];
+    $holds = [];
+    for ($i = 0; $i < $n; $i++) {
+        $holds[] = $ev[$i]['rel0'] - $ev[$i]['acq'];
+        if ($i + 1 >= $n) {
+            break;
+        }
+        $a = $ev[$i];
+        $b = $ev[$i + 1];
+        if ($b['acq'] < $a['rel0']) {
+            $overlaps++;   // acquired while the previous holder was still in its critical section
+        }
+        $pairs++;
+        if ($b['p'] !== $a['p']) {
+            $cross++;
+            // a handoff: the next one was already waiting when release() returned
+            if ($b['req'] < $a['rel1']) {
+                $handoff[] = max(0, $b['acq'] - $a['rel1']);
+            }
+        }
+    }
+    $hold = pct($holds, 0.5);
+    $r = ['impl' => $impl, 'processes' => count($procs), 'acquisitions' => $n, 'timeouts' => $timeouts,
+        'errors' => $errors, 'crashed' => $crashed, 'overlaps' => $overlaps,
+        'hold_us_p50' => $hold, 'uncontended_us' => $uncUs,
+        'handoff_us_p50' => pct($handoff, 0.5), 'handoff_us_p99' => pct($handoff, 0.99),
+        'handoffs' => count($handoff),
+        'cross_share' => $pairs ? round($cross / $pairs, 3) : 0.0,
+        'fairness' => $per && max($per) > 0 ? round(min($per) / max($per), 3) : 0.0];
+    $cmds = @file_get_contents("$dir/cmds_{$sc}_{$impl}.txt");
+    if ($cmds !== false && $n > 1) {
+        $r['redis_cmds'] = (int)$cmds;
+        $r['cmds_per_handoff'] = round((int)$cmds / $n, 1);
+    }
+    $ideal1 = $hold + $uncUs;   // one critical section + an uncontended lock+release, µs
+    if ($sc === 'burst' && $n) {
+        $start = (float)($meta['burst_start_us'][$impl] ?? min(array_column($ev, 'req')));
+        $all = max(array_column($ev, 'rel1')) - $start;
+        $lat = array_map(fn ($e) => $e['acq'] - $e['req'], $ev);
+        $r += ['all_served_ms' => round($all / 1000, 1), 'ideal_ms' => round(count($procs) * $ideal1 / 1000, 1),
+            'x_ideal' => round($all / max(1, count($procs) * $ideal1), 2),
+            'latency_ms_p50' => round(pct($lat, 0.5) / 1000, 1), 'latency_ms_p99' => round(pct($lat, 0.99) / 1000, 1)];
+    }
+    if ($sc === 'steady' && $n) {
+        $secs = (float)($meta['steady_seconds'] ?? 1);
+        $t0 = min(array_column($ev, 'req'));
+        $t1 = max(array_column($ev, 'rel1'));
+        $rate = $n / max(1e-6, ($t1 - $t0) / 1e6);
+        $ideal = 1e6 / max(1, $ideal1);
+        $r += ['acq_per_s' => round($rate, 1), 'ideal_per_s' => round($ideal, 1), 'of_ideal' => round($rate / $ideal, 3),
+            'seconds' => $secs];
+    }
+    return $r;
+}
+
+$out = ['uncontended_us' => $uncUs, 'meta' => $meta, 'burst' => [], 'steady' => []];
+$impls = $meta['impls'] ?? ['ext', 'ext_poll', 'symfony', 'laravel'];
+foreach (['burst', 'steady'] as $sc) {
+    foreach ($impls as $impl) {
+        $r = analyse($dir, $sc, $impl, $meta, $uncUs);
+        if ($r !== null) {
+            $out[$sc][$impl] = $r;
+        }
+    }
+}
+file_put_contents("$dir/contended.json", json_encode($out, JSON_PRETTY_PRINT) . "\n");
+
+$label = ['ext' => 'ext (wake on release)', 'ext_poll' => 'ext polling (wake_on_release off)',
+    'symfony' => 'symfony/lock acquire(true)', 'laravel' => 'Laravel-style 250 ms poll'];
+printf("uncontended lock+release (ext, median): %d us\n", $uncUs);
+if ($out['burst']) {
+    $p = $meta['burst_procs'] ?? 50;
+    printf("\nBurst: %d processes, each lock(wait) once, hold %d us, release, exit\n", $p, $meta['hold_us'] ?? 1000);
+    printf("%-36s %9s %9s %7s %8s %8s %6s %6s %8s %5s\n", 'impl', 'all ms', 'ideal ms', 'x ideal', 'p50 ms', 'p99 ms',
+        'tmout', 'overl', 'cmd/acq', 'crash');
+    foreach ($out['burst'] as $impl => $r) {
+        if (!empty($r['skipped'])) {
+            printf("%-36s skipped (not installed)\n", $label[$impl] ?? $impl);
+            continue;
+        }
+        printf("%-36s %9.1f %9.1f %7.2f %8.1f %8.1f %6d %6d %8s %5d\n", $label[$impl] ?? $impl, $r['all_served_ms'] ?? 0,
+            $r['ideal_ms'] ?? 0, $r['x_ideal'] ?? 0, $r['latency_ms_p50'] ?? 0, $r['latency_ms_p99'] ?? 0,
+            $r['timeouts'], $r['overlaps'], $r['cmds_per_handoff'] ?? '-', $r['crashed']);
+    }
+}
+if ($out['steady']) {
+    printf("\nSteady: %d processes loop lock(wait) / hold %d us / release / %d us elsewhere, %.1f s\n",
+        $meta['steady_procs'] ?? 8, $meta['hold_us'] ?? 1000, $meta['think_us'] ?? 5000, $meta['steady_seconds'] ?? 0);
+    printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
+        'cross', 'fair', 'tmout', 'overl', 'cmd/acq');
+    foreach ($out['steady'] as $impl => $r) {
+        if (!empty($r['skipped'])) {
+            printf("%-36s skipped (not installed)\n", $label[$impl] ?? $impl);
+            continue;
+        }
+        printf("%-36s %8.1f %8.1f %6.3f %7.2fms %7.2fms %6.2f %6.2f %6d %6d %8s\n", $label[$impl] ?? $impl,
+            $r['acq_per_s'] ?? 0, $r['ideal_per_s'] ?? 0, $r['of_ideal'] ?? 0, $r['handoff_us_p50'] / 1000,
+            $r['handoff_us_p99'] / 1000, $r['cross_share'], $r['fairness'], $r['timeouts'], $r['overlaps'],
+            $r['cmds_per_handoff'] ?? '-');
+    }
+}
+foreach ($meta['notes'] ?? [] as $note) {
+    echo "note: $note\n";
+}

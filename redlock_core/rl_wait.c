@@ -1,0 +1,271 @@
+/* rl_wait.c -- waiting for a release: subscriber connections, SUBSCRIBE/UNSUBSCRIBE, and the
+ * rl_waiter that rl_acquire sleeps on (API.md "Waiting"). */
+#include "rl_conn.h"
+
+#include <stdio.h>
+#include <string.h>
+
+rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
+{
+    rl_conn *c = rl_conn_new(conf);
+    if (c) c->sub = 1;
+    return c;
+}
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static int node_index(const rl_subs *s, const rl_conn *c)
+{
+    for (int i = 0; i < s->net.n; i++)
+        if (s->net.conns[i] == c) return i;
+    return -1;
+}
+
+#define RL_WAKE_GRACE_US 2000u
+
+static void report_release(rl_subs *s)
+{
+    s->last_release = s->counting;
+    s->counting = 0;
+    s->ev.kind = RL_WAKE_RELEASED;
+    s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
+}
+
+/* a release announced by fewer than a quorum of nodes, for long enough */
+static void release_grace(rl_subs *s, uint64_t now)
+{
+    if (s->counting && now >= s->seen_first_us + RL_WAKE_GRACE_US) report_release(s);
+}
+
+/* A push or a (un)subscribe confirmation on one of our connections. */
+static void on_push(void *ud, rl_conn *c)
+{
+    rl_subs *s = ud;
+    const rl_push *p = &c->push;
+    int i = node_index(s, c);
+    if (i < 0) return;
+    if (p->kind == PUSH_SUBSCRIBE || p->kind == PUSH_REFUSED) {
+        /* (a confirmation of an earlier channel, still in flight, is not ours) */
+        if (p->kind == PUSH_REFUSED) {
+            s->pending[i] = 0;
+            s->wanted[i] = 0; /* not allowed: leave it to the timer */
+        } else if ((p->chan == s->chan_hash || p->chan == s->shard_hash) && s->pending[i]) {
+            s->pending[i]--;
+        }
+        return;
+    }
+    if (p->kind != PUSH_MESSAGE || !s->on || (p->chan != s->shard_hash && p->chan != s->chan_hash))
+        return; /* an older wait's, or another shard's */
+    if (p->number >= 0) {
+        /* A release reaches us once per node; it is reported once, when a
+         * quorum of nodes announced it: then the key is free on a quorum,
+         * and a SET sent now does not overtake the holder's release on the
+         * nodes that have not run it yet (it would fail there, and the
+         * attempt with it). Fewer in RL_WAKE_GRACE_US: reported all the
+         * same (a node down, a message lost). */
+        if (p->id == s->last_release) return;
+        if (p->id != s->counting) {
+            s->counting = p->id;
+            s->seen = 0;
+            s->seen_waiters = 0;
+            s->seen_first_us = s->net.clock->now_us(s->net.clock->ctx);
+        }
+        s->seen |= (uint64_t)1 << i;
+        int w = p->number > 0 ? (p->number > 1000000 ? 1000000 : (int)p->number) : 1;
+        if (w > s->seen_waiters) s->seen_waiters = w;
+        if (__builtin_popcountll(s->seen) >= rl_quorum(s->net.n)) report_release(s);
+    } else if (p->first == 'a') {
+        /* the latest news wins: a release still being counted is over */
+        if (s->counting) {
+            s->last_release = s->counting;
+            s->counting = 0;
+        }
+        s->ev.kind = RL_WAKE_ACQUIRED;
+        s->ev.waiters = 0;
+    }
+}
+
+/* SUBSCRIBE (or UNSUBSCRIBE) the key's channel and our shard's on node i,
+ * opening its connection if needed; returns 0 when written or queued. */
+static int sub_send(rl_subs *s, int i, int on, uint64_t now)
+{
+    rl_conn *c = s->net.conns[i];
+    const char *argv[3] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan};
+    size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + 2};
+    char why[RL_REASON_LEN];
+    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
+    if (c->fd >= 0 && rlc_connecting(c) && on && now >= c->deadline_us) {
+        /* begun by an earlier wait that did not need it (uncontended) and
+         * not looked at since: the connect has most likely completed; it
+         * gets a fresh deadline from now, when someone waits on it */
+        c->deadline_us = now + (uint64_t)c->conf.connect_timeout_ms * 1000u;
+    }
+    if (c->fd < 0) {
+        rl_result r;
+        if (!on || now < c->down_until_us) return -1;
+        memset(&r, 0, sizeof(r));
+        if (rlc_conn_open(c, &r, now, 0) != 0) return -1;
+    }
+    /* RESP2: one confirmation per channel */
+    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) return -1;
+    if (rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
+        rl_conn_close(c); /* a command whose second reply has no place: start afresh */
+        return -1;
+    }
+    c->on_push = on_push;
+    c->push_ud = s;
+    if (c->state == ST_READY && rlc_flush_out(c, why, sizeof(why)) != 0) {
+        rl_conn_close(c); /* the server ended it: nothing of a subscription is lost */
+        return -1;
+    }
+    return 0;
+}
+
+/* nodes that dropped out (restart, down) are subscribed again once their back-off is over */
+static void resubscribe(rl_subs *s, uint64_t now)
+{
+    for (int i = 0; i < s->net.n; i++) {
+        rl_conn *c = s->net.conns[i];
+        if (!s->wanted[i] || (c->fd >= 0 && c->gen == rl_fork_generation())) continue;
+        s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
+    }
+}
+
+static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
+{
+    rl_subs *s = ctx;
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
+    size_t pl = sizeof(RL_WAKE_CHANNEL) - 1;
+    if (keylen > RL_MAX_KEY) return -1;
+    memcpy(s->chan, RL_WAKE_CHANNEL, pl);
+    memcpy(s->chan + pl, key, keylen);
+    s->chanlen = pl + keylen;
+    s->chan[s->chanlen] = '\0'; /* no resource has a NUL: no key's channel is a shard's */
+    s->chan[s->chanlen + 1] = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS));
+    s->chan_hash = hash_bytes(s->chan, s->chanlen);
+    s->shard_hash = hash_bytes(s->chan, s->chanlen + 2);
+    s->ev.kind = RL_WAKE_TIMER;
+    s->last_release = 0;
+    s->counting = 0;
+    s->on = 1;
+    int any = 0;
+    for (int i = 0; i < s->net.n; i++) {
+        rl_conn *c = s->net.conns[i];
+        /* an idle connection kept from an earlier request: drop it if the server closed it */
+        if (c->fd >= 0 && c->qlen == 0) rl_conn_check(c);
+        s->wanted[i] = 1;
+        s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
+        any |= s->pending[i] != 0;
+    }
+    if (!any) s->on = 0;
+    return any ? 0 : -1;
+}
+
+/* Confirmed on a quorum of nodes is enough to wait: a release that frees
+ * the lock deletes the key on a quorum, which meets ours in at least one
+ * node, whose message then reaches us. A hung node costs no wait. */
+static int enough_confirmed(void *ud)
+{
+    rl_subs *s = ud;
+    int ok = 0, waiting = 0;
+    for (int i = 0; i < s->net.n; i++) {
+        if (s->net.conns[i]->fd < 0) continue;
+        if (s->pending[i])
+            waiting++;
+        else if (s->wanted[i])
+            ok++;
+    }
+    return waiting == 0 || ok >= rl_quorum(s->net.n);
+}
+
+static void w_ready(void *ctx, uint64_t until_us)
+{
+    rl_subs *s = ctx;
+    /* a node that does not confirm within its own timeout is left to the timer */
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx), cap = now;
+    for (int i = 0; i < s->net.n; i++) {
+        const rl_node_conf *cf = rl_conn_conf(s->net.conns[i]);
+        uint64_t t = now + (uint64_t)(cf->connect_timeout_ms + cf->timeout_ms) * 1000u;
+        if (t > cap) cap = t;
+    }
+    rl_net_listen(&s->net, until_us < cap ? until_us : cap, enough_confirmed, s);
+}
+
+static int has_event(void *ud) { return ((rl_subs *)ud)->ev.kind != RL_WAKE_TIMER; }
+
+static int w_wait(void *ctx, uint64_t until_us, rl_wake *ev)
+{
+    rl_subs *s = ctx;
+    const rl_clock *clk = s->net.clock;
+    s->ev.kind = RL_WAKE_TIMER;
+    resubscribe(s, clk->now_us(clk->ctx));
+    for (;;) {
+        uint64_t now = clk->now_us(clk->ctx);
+        if (now >= until_us) break;
+        /* a node down is tried again when its back-off ends, not only at the timer */
+        uint64_t until = until_us;
+        for (int i = 0; i < s->net.n; i++) {
+            rl_conn *c = s->net.conns[i];
+            if (s->wanted[i] && c->fd < 0 && c->down_until_us > now && c->down_until_us < until)
+                until = c->down_until_us;
+        }
+        if (s->counting && s->seen_first_us + RL_WAKE_GRACE_US < until) until = s->seen_first_us + RL_WAKE_GRACE_US;
+        rl_net_listen(&s->net, until, has_event, s);
+        if (s->ev.kind == RL_WAKE_TIMER) release_grace(s, clk->now_us(clk->ctx));
+        if (s->ev.kind != RL_WAKE_TIMER) break;
+        if (until < until_us) resubscribe(s, clk->now_us(clk->ctx));
+    }
+    *ev = s->ev;
+    s->ev.kind = RL_WAKE_TIMER;
+    return ev->kind;
+}
+
+static int w_latest(void *ctx, rl_wake *ev)
+{
+    rl_subs *s = ctx;
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
+    rl_net_listen(&s->net, now, NULL, NULL); /* one pass, no wait: every message already here */
+    if (s->ev.kind == RL_WAKE_TIMER) release_grace(s, now);
+    *ev = s->ev;
+    s->ev.kind = RL_WAKE_TIMER;
+    return ev->kind;
+}
+
+static void w_unsubscribe(void *ctx)
+{
+    rl_subs *s = ctx;
+    uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
+    for (int i = 0; i < s->net.n; i++) {
+        rl_conn *c = s->net.conns[i];
+        if (c->fd >= 0 && c->gen == rl_fork_generation() && s->wanted[i]) {
+            /* not awaited: its reply, and messages sent before it, are read
+             * (and dropped) at the next wait or request end */
+            if (sub_send(s, i, 0, now) != 0) rl_conn_close(c);
+        }
+        s->wanted[i] = s->pending[i] = 0;
+        if (c->push_ud == s) {
+            c->on_push = NULL;
+            c->push_ud = NULL;
+        }
+    }
+    s->on = 0;
+}
+
+void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_waiter *w)
+{
+    memset(s, 0, sizeof(*s));
+    s->net.conns = conns;
+    s->net.n = n;
+    s->net.clock = clock;
+    *w = (rl_waiter){.subscribe = w_subscribe,
+                     .ready = w_ready,
+                     .wait = w_wait,
+                     .latest = w_latest,
+                     .unsubscribe = w_unsubscribe,
+                     .ctx = s};
+}

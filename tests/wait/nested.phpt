@@ -1,0 +1,48 @@
+--TEST--
+wait: nested synchronized() on two resources, each waking on its own release; messages of the outer resource do not end the inner wait
+--EXTENSIONS--
+redlock
+pcntl
+--SKIPIF--
+<?php require __DIR__ . '/../skipif.inc'; ?>
+--FILE--
+<?php
+require __DIR__ . '/wait.inc';
+$a = rl_name('nested_a');
+$b = rl_name('nested_b');
+$ha = wait_holder($a, 200);
+$hb = wait_holder($b, 600);
+$rl = rl_new();
+$opts = ['wait' => 5000, 'retry_delay' => 3000, 'retry_jitter' => 0];
+$times = [];
+$out = $rl->synchronized($a, 10000, function () use ($rl, $b, $a, $opts, &$times) {
+    $times['a'] = hrtime(true);
+    // noise on the outer resource's channel while the inner one waits
+    $noise = pcntl_fork();
+    if ($noise === 0) {
+        $r = rl_redis(rl_nodes()[1]);
+        for ($i = 0; $i < 20; $i++) { $r->cmd('PUBLISH', "redlock:released:$a", "1 noise$i"); usleep(10000); }
+        exit(0);
+    }
+    $inner = $rl->synchronized($b, 10000, function (RedLock\Lock $l) use (&$times, $b) {
+        $times['b'] = hrtime(true);
+        return rl_count_value($b, $l->token) >= 3 ? 'a quorum' : 'no quorum';
+    }, $opts);
+    pcntl_waitpid($noise, $st);
+    return $inner;
+}, $opts);
+[$ra] = wait_holder_done($ha);
+[$rb, , $rb0] = wait_holder_done($hb);
+echo "inner lock on: $out\n";
+echo "outer woke within 100 ms of its release: ", ($times['a'] - $ra) / 1e6 < rl_slack(100) ? 'yes' : 'no', "\n";
+echo "inner woke within 100 ms of its release: ", ($times['b'] - $rb) / 1e6 < rl_slack(100) ? 'yes' : 'no', "\n";
+echo "inner only once its holder released: ", $times['b'] > $rb0 ? 'yes' : 'no', "\n";
+echo "keys left: ", rl_count_keys($a) + rl_count_keys($b), "\n";
+rl_del($a, $b);
+?>
+--EXPECT--
+inner lock on: a quorum
+outer woke within 100 ms of its release: yes
+inner woke within 100 ms of its release: yes
+inner only once its holder released: yes
+keys left: 0
