@@ -20,7 +20,8 @@
 /* ---- runner ---- */
 
 static fake F;
-static const rl_opts opts0 = {.retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
+static const rl_opts opts0 = {
+    .retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
 
 /* a lock acquired with ttl_ms on n fake nodes; step_us per reply */
 static void acquired(rl_lock_info *info, int n, int ttl_ms, uint64_t step_us)
@@ -260,9 +261,9 @@ static int same(const char *a, const char *b)
     return r;
 }
 
-#define CHECK_SAME(a, b, want)                                                                       \
-    do {                                                                                             \
-        int got_ = same(a, b);                                                                       \
+#define CHECK_SAME(a, b, want)                                                                               \
+    do {                                                                                                     \
+        int got_ = same(a, b);                                                                               \
         if (got_ != (want)) check_failf(__FILE__, __LINE__, "same(%s, %s) = %d, want %d", a, b, got_, want); \
     } while (0)
 
@@ -270,11 +271,11 @@ static void test_same_server_tcp(void)
 {
     CHECK_SAME("127.0.0.1:7001", "127.0.0.1:7001", 1);
     CHECK_SAME("127.0.0.1:7001", "127.0.0.1:7002", 0);
-    CHECK_SAME("localhost:7001", "127.0.0.1:7001", 1);       /* a name and its address */
-    CHECK_SAME("redis://localhost/3", "127.0.0.1", 1);       /* default port, another db */
+    CHECK_SAME("localhost:7001", "127.0.0.1:7001", 1); /* a name and its address */
+    CHECK_SAME("redis://localhost/3", "127.0.0.1", 1); /* default port, another db */
     CHECK_SAME("LOCALHOST:7001", "localhost:7001", 1);
     CHECK_SAME("localhost:7001", "127.0.0.1:7002", 0);
-    CHECK_SAME("127.1:7001", "127.0.0.1:7001", 1);           /* inet_aton spelling */
+    CHECK_SAME("127.1:7001", "127.0.0.1:7001", 1); /* inet_aton spelling */
     CHECK_SAME("[::1]:7001", "[0:0:0:0:0:0:0:1]:7001", 1);
     CHECK_SAME("[::1]:7001", "[::1]:7002", 0);
     CHECK_SAME("[::ffff:127.0.0.1]:7001", "127.0.0.1:7001", 1); /* v4-mapped */
@@ -309,10 +310,10 @@ static void test_same_server_unix(void)
     snprintf(ux, sizeof(ux), "unix://%s/missing.sock", dir);
     CHECK_SAME(u1, u1, 1);
     CHECK_SAME(u1, u2, 0);
-    CHECK_SAME(u1, ud, 1);  /* another path to the same file */
-    CHECK_SAME(ul, u1, 1);  /* a symlink to it */
+    CHECK_SAME(u1, ud, 1); /* another path to the same file */
+    CHECK_SAME(ul, u1, 1); /* a symlink to it */
     CHECK_SAME(ul, u2, 0);
-    CHECK_SAME(ux, ux, 1);  /* missing: by string */
+    CHECK_SAME(ux, ux, 1); /* missing: by string */
     CHECK_SAME(ux, u1, 0);
     CHECK_SAME(u1, "127.0.0.1:6379", 0); /* TCP vs unix: only at connect */
     unlink(link);
@@ -357,11 +358,6 @@ static void test_uri_user_empty_password(void)
     rl_node_conf_free(&c);
 }
 
-typedef struct test_case {
-    const char *name;
-    void (*fn)(void);
-} test_case;
-
 static const test_case tests[] = {
     {"extend_success_sets_new_validity", test_extend_success_sets_new_validity},
     {"extend_timeouts_cap_validity", test_extend_timeouts_cap_validity},
@@ -382,21 +378,6 @@ static const test_case tests[] = {
 
 int main(int argc, char **argv)
 {
-    int passed = 0, failed = 0;
-    const char *filter = argc > 1 ? argv[1] : NULL;
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (filter && !strstr(tests[i].name, filter)) continue;
-        t_fail = 0;
-        tests[i].fn();
-        if (t_fail) {
-            printf("FAIL %s\n", tests[i].name);
-            failed++;
-        } else {
-            printf("PASS %s\n", tests[i].name);
-            passed++;
-        }
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, NULL, NULL);
+    return tests_summary(c);
 }

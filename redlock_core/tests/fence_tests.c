@@ -31,8 +31,8 @@ static const char FKEY[] = "pfx\0redlock:fence";
 typedef struct fence_fake {
     fake_out incr[RL_MAX_NODES], raise[RL_MAX_NODES];
     int nincr, nraise;
-    char raise_arg[32];     /* ARGV[1] of the last raise */
-    int bad_cmd;            /* a '?' command that is neither */
+    char raise_arg[32]; /* ARGV[1] of the last raise */
+    int bad_cmd;        /* a '?' command that is neither */
 } fence_fake;
 
 static int is_incr(const rl_cmd *cmd)
@@ -42,8 +42,8 @@ static int is_incr(const rl_cmd *cmd)
 
 static int is_raise(const rl_cmd *cmd)
 {
-    return cmd->argc == 5 && cmd->argvlen[0] == 7 && memcmp(cmd->argv[0], "EVALSHA", 7) == 0 &&
-           cmd->argvlen[1] == 40 && memcmp(cmd->argv[1], rl_script_fence_raise_sha, 40) == 0;
+    return cmd->argc == 5 && cmd->argvlen[0] == 7 && memcmp(cmd->argv[0], "EVALSHA", 7) == 0 && cmd->argvlen[1] == 40 &&
+           memcmp(cmd->argv[1], rl_script_fence_raise_sha, 40) == 0;
 }
 
 static void fence_hook(fake *f, const rl_cmd *cmd, int callno)
@@ -77,10 +77,7 @@ static void ff_init(fake *f, fence_fake *ff, int n)
 }
 
 /* how the raise reply depends on M: a node answers its counter after raising */
-static void ff_raise_all(fence_fake *ff, long long v)
-{
-    fake_set_all(ff->raise, RL_MAX_NODES, FO_INT, v, 0);
-}
+static void ff_raise_all(fence_fake *ff, long long v) { fake_set_all(ff->raise, RL_MAX_NODES, FO_INT, v, 0); }
 
 /* ---- rl_fence_phases ---- */
 
@@ -258,8 +255,12 @@ static void test_phases_bad_args(void)
 
 static rl_opts fenced_opts(void)
 {
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 0, .drift_factor = 0.01,
-                 .fence_key = FKEY, .fence_keylen = FKEYLEN};
+    rl_opts o = {.retry_count = 0,
+                 .retry_delay_ms = 10,
+                 .retry_jitter_ms = 0,
+                 .drift_factor = 0.01,
+                 .fence_key = FKEY,
+                 .fence_keylen = FKEYLEN};
     return o;
 }
 
@@ -390,10 +391,14 @@ static void sha1_hex(const char *msg, size_t len, char out[41])
         uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
         for (int i = 0; i < 80; i++) {
             uint32_t f, k;
-            if (i < 20) f = (b & c) | (~b & d), k = 0x5A827999u;
-            else if (i < 40) f = b ^ c ^ d, k = 0x6ED9EBA1u;
-            else if (i < 60) f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
-            else f = b ^ c ^ d, k = 0xCA62C1D6u;
+            if (i < 20)
+                f = (b & c) | (~b & d), k = 0x5A827999u;
+            else if (i < 40)
+                f = b ^ c ^ d, k = 0x6ED9EBA1u;
+            else if (i < 60)
+                f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
+            else
+                f = b ^ c ^ d, k = 0xCA62C1D6u;
             uint32_t tmp = rol(a, 5) + f + e + k + w[i];
             e = d, d = c, c = rol(b, 30), b = a, a = tmp;
         }
@@ -472,8 +477,8 @@ static int nodes_start(void)
         if (pid == 0) {
             int null = open("/dev/null", O_WRONLY);
             if (null >= 0) dup2(null, 1), dup2(null, 2);
-            execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", p, "--save", "",
-                   "--appendonly", "no", "--dir", rdir, (char *)NULL);
+            execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", p, "--save", "", "--appendonly", "no",
+                   "--dir", rdir, (char *)NULL);
             _exit(127);
         }
         rpid[i] = pid;
@@ -675,10 +680,7 @@ static void test_real_phases_over_the_socket_fanout(void)
 }
 
 /* ---- main ---- */
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const test_case tests[] = {
     {"phases_max_and_raise", test_phases_max_and_raise},
     {"phases_max_of_the_answers_only", test_phases_max_of_the_answers_only},
     {"phases_incr_minority_failed", test_phases_incr_minority_failed},
@@ -701,21 +703,8 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    int passed = 0, failed = 0;
-    const char *filter = argc > 1 ? argv[1] : NULL;
-    setvbuf(stdout, NULL, _IOLBF, 0);
     signal(SIGPIPE, SIG_IGN);
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (filter && !strstr(tests[i].name, filter)) continue;
-        t_fail = 0;
-        tests[i].fn();
-        printf("%s fence:%s\n", t_fail ? "FAIL" : "PASS", tests[i].name);
-        if (t_fail)
-            failed++;
-        else
-            passed++;
-    }
+    test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, "fence:", NULL);
     nodes_stop();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tests_summary(c);
 }

@@ -342,11 +342,6 @@ static void test_failed_attempt_spares_nil_nodes(void)
     for (int i = 0; i < 3; i++) CHECK_STR(F.node_log[i], "SR");
 }
 
-typedef struct {
-    const char *name;
-    void (*fn)(void);
-} test_case;
-
 static const test_case tests[] = {
     {"is_held_quorum_yes", test_is_held_quorum_yes},
     {"is_held_other_token_no", test_is_held_other_token_no},
@@ -367,21 +362,6 @@ static const test_case tests[] = {
 
 int main(int argc, char **argv)
 {
-    int passed = 0, failed = 0;
-    const char *filter = argc > 1 ? argv[1] : NULL;
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (filter && !strstr(tests[i].name, filter)) continue;
-        t_fail = 0;
-        tests[i].fn();
-        if (t_fail) {
-            printf("FAIL %s\n", tests[i].name);
-            failed++;
-        } else {
-            printf("PASS %s\n", tests[i].name);
-            passed++;
-        }
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, NULL, NULL);
+    return tests_summary(c);
 }

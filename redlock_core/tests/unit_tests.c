@@ -34,14 +34,14 @@
 /* ======================================================================
  * runner
  * ====================================================================== */
-static const char *t_name;
 
 /* ======================================================================
  * algorithm over the fake transport
  * ====================================================================== */
 static fake F; /* large: static, reset by fake_init in each test */
 
-static const rl_opts opts0 = {.retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
+static const rl_opts opts0 = {
+    .retry_count = 0, .retry_delay_ms = 0, .retry_jitter_ms = 0, .wait_ms = 0, .drift_factor = 0.01};
 
 static int is_lower_hex_token(const char *t)
 {
@@ -341,7 +341,8 @@ static void test_retries(void)
 {
     rl_lock_info info;
     for (int N = 0; N <= 5; N++) {
-        rl_opts o = {.retry_count = N, .retry_delay_ms = 200, .retry_jitter_ms = 50, .wait_ms = 0, .drift_factor = 0.01};
+        rl_opts o = {
+            .retry_count = N, .retry_delay_ms = 200, .retry_jitter_ms = 50, .wait_ms = 0, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
@@ -359,7 +360,8 @@ static void test_retries(void)
     }
     /* jitter spreads: with a counter random source the pauses differ */
     {
-        rl_opts o = {.retry_count = 20, .retry_delay_ms = 10, .retry_jitter_ms = 100, .wait_ms = 0, .drift_factor = 0.01};
+        rl_opts o = {
+            .retry_count = 20, .retry_delay_ms = 10, .retry_jitter_ms = 100, .wait_ms = 0, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
@@ -429,7 +431,8 @@ static void test_wait_deadline(void)
     rl_lock_info info;
     /* a free fan-out: the total is the wait, never more */
     {
-        rl_opts o = {.retry_count = 0, .retry_delay_ms = 100, .retry_jitter_ms = 50, .wait_ms = 1000, .drift_factor = 0.01};
+        rl_opts o = {
+            .retry_count = 0, .retry_delay_ms = 100, .retry_jitter_ms = 50, .wait_ms = 1000, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         uint64_t start = F.clock.now;
@@ -445,7 +448,8 @@ static void test_wait_deadline(void)
     /* each fan-out costs 3 x 7 ms: sleeps still end by the deadline, no
      * attempt starts after it, and at most one attempt overruns it */
     {
-        rl_opts o = {.retry_count = 0, .retry_delay_ms = 40, .retry_jitter_ms = 30, .wait_ms = 500, .drift_factor = 0.01};
+        rl_opts o = {
+            .retry_count = 0, .retry_delay_ms = 40, .retry_jitter_ms = 30, .wait_ms = 500, .drift_factor = 0.01};
         fake_init(&F, 3);
         F.step_us = 7000;
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
@@ -464,7 +468,8 @@ static void test_wait_deadline(void)
     }
     /* success inside the wait returns at once */
     {
-        rl_opts o = {.retry_count = 0, .retry_delay_ms = 100, .retry_jitter_ms = 0, .wait_ms = 5000, .drift_factor = 0.01};
+        rl_opts o = {
+            .retry_count = 0, .retry_delay_ms = 100, .retry_jitter_ms = 0, .wait_ms = 5000, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         F.hook = hook_win_on_third;
@@ -474,7 +479,8 @@ static void test_wait_deadline(void)
     }
     /* wait takes precedence over retry_count */
     {
-        rl_opts o = {.retry_count = 1, .retry_delay_ms = 100, .retry_jitter_ms = 0, .wait_ms = 1000, .drift_factor = 0.01};
+        rl_opts o = {
+            .retry_count = 1, .retry_delay_ms = 100, .retry_jitter_ms = 0, .wait_ms = 1000, .drift_factor = 0.01};
         fake_init(&F, 3);
         fake_set_all(F.set, 3, FO_NIL, 0, 0);
         CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 10000, &o, &info, NULL), RL_CONFLICT);
@@ -740,12 +746,11 @@ static void test_uri_accepted(void)
             continue;
         }
         if (!str_eq_null(conf.host, c->host) || !str_eq_null(conf.socket, c->socket) ||
-            !str_eq_null(conf.user, c->user) || !str_eq_null(conf.password, c->password) ||
-            conf.port != c->port || conf.database != c->db || conf.tls != c->tls)
+            !str_eq_null(conf.user, c->user) || !str_eq_null(conf.password, c->password) || conf.port != c->port ||
+            conf.database != c->db || conf.tls != c->tls)
             check_failf(__FILE__, __LINE__, "%s: host=%s socket=%s user=%s pass=%s port=%d db=%d tls=%d", c->uri,
-                        conf.host ? conf.host : "-", conf.socket ? conf.socket : "-",
-                        conf.user ? conf.user : "-", conf.password ? conf.password : "-", conf.port,
-                        conf.database, conf.tls);
+                        conf.host ? conf.host : "-", conf.socket ? conf.socket : "-", conf.user ? conf.user : "-",
+                        conf.password ? conf.password : "-", conf.port, conf.database, conf.tls);
         CHECK_EQ(conf.connect_timeout_ms, 123); /* timeouts left untouched */
         CHECK_EQ(conf.timeout_ms, 456);
         rl_node_conf_free(&conf);
@@ -999,8 +1004,8 @@ static void test_latency_histogram(void)
     CHECK_EQ(rl_latency_percentile(&l, 1.0), mx);
 
     /* single values: small ones are exact, and p100 of one sample is that sample */
-    static const uint64_t singles[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 100, 1000, 12345, 999999,
-                                       (uint64_t)1 << 40};
+    static const uint64_t singles[] = {
+        0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 100, 1000, 12345, 999999, (uint64_t)1 << 40};
     for (size_t k = 0; k < sizeof(singles) / sizeof(singles[0]); k++) {
         rl_latency s;
         memset(&s, 0, sizeof(s));
@@ -1028,11 +1033,11 @@ static void test_latency_histogram(void)
 static void test_validity_and_remaining(void)
 {
     CHECK_EQ(rl_validity_ms(10000, 0, 0.01), 10000 - 0 - 102);
-    CHECK_EQ(rl_validity_ms(10000, 1, 0.01), 10000 - 1 - 102);    /* 1 us rounds up to 1 ms */
+    CHECK_EQ(rl_validity_ms(10000, 1, 0.01), 10000 - 1 - 102); /* 1 us rounds up to 1 ms */
     CHECK_EQ(rl_validity_ms(10000, 1000, 0.01), 10000 - 1 - 102);
     CHECK_EQ(rl_validity_ms(10000, 1001, 0.01), 10000 - 2 - 102);
     CHECK_EQ(rl_validity_ms(1000, 0, 0.0), 998);
-    CHECK_EQ(rl_validity_ms(100, 200000, 0.01), 100 - 200 - 3);    /* negative, no wrap */
+    CHECK_EQ(rl_validity_ms(100, 200000, 0.01), 100 - 200 - 3); /* negative, no wrap */
     CHECK(rl_validity_ms(1, 0, 0.01) <= 0);
     CHECK_EQ(rl_validity_ms(2147483647, 0, 0.0), 2147483645);
     CHECK_EQ(rl_validity_ms(30000, 5500, 0.1), 30000 - 6 - 3002);
@@ -1129,8 +1134,7 @@ static uint64_t mono_us(void) { return rl_clock_monotonic.now_us(NULL); }
 static void msleep(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
 }
 
 static void on_fatal_signal(int sig)
@@ -1437,16 +1441,15 @@ static void describe(const char *what, const rl_result *res, int n)
 {
     for (int i = 0; i < n; i++)
         printf("      %s node %d: state=%d err=%s type=%d str=%s int=%lld reason=%s\n", what, i, res[i].state,
-               rl_err_name(res[i].err), res[i].reply.type, res[i].reply.str, res[i].reply.integer,
-               res[i].reason);
+               rl_err_name(res[i].err), res[i].reply.type, res[i].reply.str, res[i].reply.integer, res[i].reason);
 }
 
-#define NET_REQUIRE_NODES()                                  \
-    do {                                                     \
-        if (!nodes_up()) {                                   \
+#define NET_REQUIRE_NODES()                                   \
+    do {                                                      \
+        if (!nodes_up()) {                                    \
             check_failf(__FILE__, __LINE__, "no test nodes"); \
-            return;                                          \
-        }                                                    \
+            return;                                           \
+        }                                                     \
     } while (0)
 
 /* Every node that answered a lock command answered it with the right kind. */
@@ -1455,8 +1458,7 @@ static void check_answers(const rl_call *call, int n, int type, long long intege
     for (int i = 0; i < n; i++) {
         const rl_result *r = &call->res[i];
         if (r->state != RL_ANSWERED) continue;
-        int ok = r->reply.type == type &&
-                 (type != RL_REPLY_INTEGER || r->reply.integer == integer) &&
+        int ok = r->reply.type == type && (type != RL_REPLY_INTEGER || r->reply.integer == integer) &&
                  (type != RL_REPLY_STATUS || strcmp(r->reply.str, "OK") == 0);
         if (!ok)
             check_failf(__FILE__, __LINE__, "%s: node %d answered type %d \"%s\" %lld", what, i, r->reply.type,
@@ -1794,7 +1796,6 @@ static void net_auth_body(void)
     CHECK_OUT(rl_acquire(&m.ctx, "auth:m", 6, 10000, &o, &info, &call), RL_ACQUIRED);
     CHECK_OUT(rl_release(&m.ctx, "auth:m", 6, info.token, &call), RL_RELEASED);
     tnet_close(&m);
-
 }
 
 static void test_net_auth(void)
@@ -1958,8 +1959,8 @@ static void test_net_fork(void)
     REQUIRE(pid >= 0);
     if (pid == 0) {
         alarm(10);
-        int ok = rl_conn_check(t.conns[0]) == 0;      /* inherited: closed */
-        ok &= echo_all(&t, "child", res) == 1;        /* with a connection of its own */
+        int ok = rl_conn_check(t.conns[0]) == 0; /* inherited: closed */
+        ok &= echo_all(&t, "child", res) == 1;   /* with a connection of its own */
         ok &= rl_conn_stats(t.conns[0])->connects == 2;
         _exit(ok ? 0 : 1);
     }
@@ -2067,7 +2068,8 @@ static void test_net_drain_after_handshake(void)
     uint64_t t0 = mono_us();
     rl_net_drain(&t.net, 500000);
     uint64_t el = mono_us() - t0;
-    if (el > 300000) check_failf(__FILE__, __LINE__, "drain waited %llu us for replies never asked", (unsigned long long)el);
+    if (el > 300000)
+        check_failf(__FILE__, __LINE__, "drain waited %llu us for replies never asked", (unsigned long long)el);
     CHECK_EQ(echo_all(&t, "after-drain", res), 3);
     if (!reply_is(&res[P], RL_REPLY_STRING, "after-drain")) describe("after-drain", res, 3);
     tnet_close(&t);
@@ -2149,7 +2151,8 @@ static void scripted_stop(scripted *s)
     unlink(s->path);
 }
 
-#define HS_REPLIES "$40\r\n118043f136096141adefee3c2e6e1a274b0f2309\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\n4d1312c5d29637abc73fdbdfcdaab31a23c12174\r\n"
+#define HS_REPLIES \
+    "$40\r\n118043f136096141adefee3c2e6e1a274b0f2309\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\n4d1312c5d29637abc73fdbdfcdaab31a23c12174\r\n"
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
@@ -2177,8 +2180,7 @@ static void test_net_hostile_extra_reply(void)
         CHECK_EQ(rl_net_fanout(&t.net, &cmd, res, 1, NULL, NULL), 0);
         /* acceptable: the true answer (0), or a failure; never the stray 999 */
         if (res[0].state == RL_ANSWERED && res[0].reply.integer != 0)
-            check_failf(__FILE__, __LINE__, "second command answered with the stray reply: %lld",
-                        res[0].reply.integer);
+            check_failf(__FILE__, __LINE__, "second command answered with the stray reply: %lld", res[0].reply.integer);
         tnet_close(&t);
     }
     scripted_stop(&srv);
@@ -2366,7 +2368,8 @@ static void test_net_failed_attempt_no_wait(void)
     uint64_t t0 = mono_us();
     CHECK_OUT(rl_acquire(&t.ctx, "nowait:k", 8, 10000, &o, &info, &call), RL_CONFLICT);
     uint64_t el = mono_us() - t0;
-    if (el > 100000) check_failf(__FILE__, __LINE__, "a conflict with 2 hung nodes took %llu us", (unsigned long long)el);
+    if (el > 100000)
+        check_failf(__FILE__, __LINE__, "a conflict with 2 hung nodes took %llu us", (unsigned long long)el);
     node_resume(3);
     node_resume(4);
     rl_net_drain(&t.net, 3000000);
@@ -2512,91 +2515,59 @@ static void test_net_auth_backoff_reason(void)
     g_node[A].pw[0] = '\0';
 }
 
-#define NET_TESTS                                        \
-    {"net_basic", test_net_basic},                       \
-    {"net_paused_node", test_net_paused_node},           \
-    {"net_restart_reconnect", test_net_restart_reconnect}, \
-    {"net_refused_backoff", test_net_refused_backoff},   \
-    {"net_auth", test_net_auth},                         \
-    {"net_select_db", test_net_select_db},               \
-    {"net_script_flush", test_net_script_flush},         \
-    {"net_unix_socket", test_net_unix_socket},           \
-    {"net_conn_check", test_net_conn_check},             \
-    {"net_fork", test_net_fork},                         \
-    {"net_reply_sizes", test_net_reply_sizes},           \
-    {"net_late_noscript_release", test_net_late_noscript_release}, \
-    {"net_set_timeouts", test_net_set_timeouts},         \
-    {"net_hostile_extra_reply", test_net_hostile_extra_reply}, \
-    {"net_drain_after_handshake", test_net_drain_after_handshake}, \
-    {"net_release_not_overtaken", test_net_release_not_overtaken}, \
-    {"net_release_not_dropped", test_net_release_not_dropped}, \
-    {"net_poll_error", test_net_poll_error},             \
-    {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait}, \
-    {"net_set_behind_gate_sent", test_net_set_behind_gate_sent}, \
-    {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, \
-    {"net_same_server", test_net_same_server},           \
-    {"net_auth_backoff_reason", test_net_auth_backoff_reason},
+#define NET_TESTS                                                                                                 \
+    {"net_basic", test_net_basic}, {"net_paused_node", test_net_paused_node},                                     \
+        {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff}, \
+        {"net_auth", test_net_auth}, {"net_select_db", test_net_select_db},                                       \
+        {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                   \
+        {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                     \
+        {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release}, \
+        {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
+        {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
+        {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
+        {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
+        {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
+        {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
+        {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
+        {"net_auth_backoff_reason", test_net_auth_backoff_reason},
 
 /* ====================================================================== */
-typedef struct test_case {
-    const char *name;
-    void (*fn)(void);
-} test_case;
-
-static const test_case tests[] = {
-    {"quorum_math", test_quorum_math},
-    {"acquire_exact_quorum", test_acquire_exact_quorum},
-    {"acquire_set_command", test_acquire_set_command},
-    {"acquire_conflict_quorum_minus_one", test_acquire_conflict_quorum_minus_one},
-    {"acquire_no_quorum", test_acquire_no_quorum},
-    {"acquire_validity", test_acquire_validity},
-    {"acquire_validity_expired", test_acquire_validity_expired},
-    {"acquire_failure_releases_everywhere", test_acquire_failure_releases_everywhere},
-    {"acquire_failure_releases_pending", test_acquire_failure_releases_pending},
-    {"early_decision", test_early_decision},
-    {"retries", test_retries},
-    {"retry_then_win", test_retry_then_win},
-    {"wait_deadline", test_wait_deadline},
-    {"extend", test_extend},
-    {"release", test_release},
-    {"is_locked", test_is_locked},
-    {"bad_args_and_oom", test_bad_args_and_oom},
-    {"tokens", test_tokens},
-    {"uri_accepted", test_uri_accepted},
-    {"uri_rejected", test_uri_rejected},
-    {"uri_error_never_has_password", test_uri_error_never_has_password},
-    {"node_conf_name", test_node_conf_name},
-    {"resp_format", test_resp_format},
-    {"latency_histogram", test_latency_histogram},
-    {"validity_and_remaining", test_validity_and_remaining},
-    {"err_names", test_err_names},
-    {"clock_boottime", test_clock_boottime},
-    {"scripts_sha", test_scripts_sha},
-    {"fork_generation", test_fork_generation},
-    NET_TESTS
-};
+static const test_case tests[] = {{"quorum_math", test_quorum_math},
+                                  {"acquire_exact_quorum", test_acquire_exact_quorum},
+                                  {"acquire_set_command", test_acquire_set_command},
+                                  {"acquire_conflict_quorum_minus_one", test_acquire_conflict_quorum_minus_one},
+                                  {"acquire_no_quorum", test_acquire_no_quorum},
+                                  {"acquire_validity", test_acquire_validity},
+                                  {"acquire_validity_expired", test_acquire_validity_expired},
+                                  {"acquire_failure_releases_everywhere", test_acquire_failure_releases_everywhere},
+                                  {"acquire_failure_releases_pending", test_acquire_failure_releases_pending},
+                                  {"early_decision", test_early_decision},
+                                  {"retries", test_retries},
+                                  {"retry_then_win", test_retry_then_win},
+                                  {"wait_deadline", test_wait_deadline},
+                                  {"extend", test_extend},
+                                  {"release", test_release},
+                                  {"is_locked", test_is_locked},
+                                  {"bad_args_and_oom", test_bad_args_and_oom},
+                                  {"tokens", test_tokens},
+                                  {"uri_accepted", test_uri_accepted},
+                                  {"uri_rejected", test_uri_rejected},
+                                  {"uri_error_never_has_password", test_uri_error_never_has_password},
+                                  {"node_conf_name", test_node_conf_name},
+                                  {"resp_format", test_resp_format},
+                                  {"latency_histogram", test_latency_histogram},
+                                  {"validity_and_remaining", test_validity_and_remaining},
+                                  {"err_names", test_err_names},
+                                  {"clock_boottime", test_clock_boottime},
+                                  {"scripts_sha", test_scripts_sha},
+                                  {"fork_generation", test_fork_generation},
+                                  NET_TESTS};
 
 int main(int argc, char **argv)
 {
-    int passed = 0, failed = 0;
-    const char *filter = argc > 1 ? argv[1] : NULL;
-    setvbuf(stdout, NULL, _IOLBF, 0);
     signal(SIGPIPE, SIG_IGN);
     net_setup_signals();
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (filter && !strstr(tests[i].name, filter)) continue;
-        t_fail = 0;
-        t_name = tests[i].name;
-        tests[i].fn();
-        if (t_fail) {
-            printf("FAIL %s\n", tests[i].name);
-            failed++;
-        } else {
-            printf("PASS %s\n", tests[i].name);
-            passed++;
-        }
-    }
+    test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, NULL, NULL);
     nodes_stop_all();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tests_summary(c);
 }

@@ -23,7 +23,7 @@ typedef struct fake_waiter {
     } ev[FW_MAX];
     int nev, next;
     int subscribes, readies, waits, latests, unsubscribes;
-    int subscribed;       /* between subscribe and unsubscribe */
+    int subscribed; /* between subscribe and unsubscribe */
     int fail_subscribe;
     int calls_at_subscribe; /* fan-outs done before subscribe() */
     int shard;
@@ -122,8 +122,12 @@ static void hook_held(fake *f, const rl_cmd *cmd, int callno)
 
 static rl_opts wait_opts(int wait_ms)
 {
-    return (rl_opts){.retry_count = 3, .retry_delay_ms = 200, .retry_jitter_ms = 0, .wait_ms = wait_ms,
-                     .drift_factor = 0.01, .wake_on_release = 1};
+    return (rl_opts){.retry_count = 3,
+                     .retry_delay_ms = 200,
+                     .retry_jitter_ms = 0,
+                     .wait_ms = wait_ms,
+                     .drift_factor = 0.01,
+                     .wake_on_release = 1};
 }
 
 /* ====================================================================== */
@@ -397,10 +401,7 @@ static void test_scripts_publish_on_the_channel(void)
     CHECK_EQ(strlen(rl_script_acquire_sha), 40);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const test_case tests[] = {
     {"wait:no_wait_does_not_subscribe", test_no_wait_does_not_subscribe},
     {"wait:wake_off_does_not_subscribe", test_wake_off_does_not_subscribe},
     {"wait:uncontended_subscribes_first_and_unsubscribes", test_uncontended_subscribes_first_and_unsubscribes},
@@ -418,21 +419,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    int passed = 0, failed = 0;
-    const char *filter = argc > 1 ? argv[1] : NULL;
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (filter && !strstr(tests[i].name, filter)) continue;
-        t_fail = 0;
-        tests[i].fn();
-        if (t_fail) {
-            printf("FAIL %s\n", tests[i].name);
-            failed++;
-        } else {
-            printf("PASS %s\n", tests[i].name);
-            passed++;
-        }
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, NULL, NULL);
+    return tests_summary(c);
 }

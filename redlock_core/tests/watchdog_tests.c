@@ -236,8 +236,14 @@ static void make_key(char *buf, size_t len, const char *what)
 static rl_watch *acquire_watched(client *c, const char *key, int ttl, int64_t max_hold, rl_lock_info *info)
 {
     if (rl_acquire(&c->ctx, key, strlen(key), ttl, &one_try, info, NULL) != RL_ACQUIRED) return NULL;
-    rl_watch_spec spec = {.confs = c->confs, .n = NNODES, .key = key, .keylen = strlen(key), .token = info->token,
-                          .ttl_ms = ttl, .drift_factor = 0.01, .max_hold_ms = max_hold};
+    rl_watch_spec spec = {.confs = c->confs,
+                          .n = NNODES,
+                          .key = key,
+                          .keylen = strlen(key),
+                          .token = info->token,
+                          .ttl_ms = ttl,
+                          .drift_factor = 0.01,
+                          .max_hold_ms = max_hold};
     return rl_watch_start(&spec, info);
 }
 
@@ -562,10 +568,14 @@ static void test_shutdown(void)
     client_close(&a);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+/* a test that failed half-way may leave a node paused: the next one starts with all up */
+static void resume_paused(void)
+{
+    for (int k = 0; k < NNODES; k++)
+        if (g_node[k].paused) node_resume(k);
+}
+
+static const test_case tests[] = {
     {"watchdog_held_past_ttl", test_held_past_ttl},
     {"watchdog_no_extension_after_stop", test_no_extension_after_stop},
     {"watchdog_lost_three_paused", test_lost_three_paused},
@@ -578,8 +588,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    int passed = 0, failed = 0;
-    const char *filter = argc > 1 ? argv[1] : NULL;
     setvbuf(stdout, NULL, _IOLBF, 0);
     alarm(240); /* a hung test must not hang CI */
     if (nodes_start() != 0) {
@@ -587,21 +595,7 @@ int main(int argc, char **argv)
         printf("0 passed, 1 failed\n");
         return 1;
     }
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (filter && !strstr(tests[i].name, filter)) continue;
-        t_fail = 0;
-        tests[i].fn();
-        for (int k = 0; k < NNODES; k++)
-            if (g_node[k].paused) node_resume(k);
-        if (t_fail) {
-            printf("FAIL %s\n", tests[i].name);
-            failed++;
-        } else {
-            printf("PASS %s\n", tests[i].name);
-            passed++;
-        }
-    }
+    test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, NULL, resume_paused);
     rl_watchdog_shutdown();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tests_summary(c);
 }
