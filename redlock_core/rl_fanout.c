@@ -448,6 +448,28 @@ static int serve(fan *f, int i, short revents, uint64_t now)
     return 0;
 }
 
+/* Adds node i's connection to the poll set; returns the new size. */
+static int watch(struct pollfd *pfd, int *map, int np, int i, const rl_conn *c)
+{
+    pfd[np] = (struct pollfd){.fd = c->fd, .events = rlc_events(c), .revents = 0};
+    map[np] = i;
+    return np + 1;
+}
+
+/* After poll, outside a call (drain, listen): serve every ready node, its
+ * outcome going to f's scratch results nobody reads. */
+static void serve_ready(fan *f, const struct pollfd *pfd, const int *map, int np, uint64_t now)
+{
+    for (int k = 0; k < np; k++) {
+        int i = map[k];
+        rl_conn *c = f->net->conns[i];
+        if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
+        memset(&f->res[i], 0, sizeof(f->res[i]));
+        c->reused = 0; /* nothing to resend if it broke */
+        serve(f, i, pfd[k].revents, now);
+    }
+}
+
 int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
 {
     rl_net *net = ctx;
@@ -482,10 +504,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
         for (int i = 0; i < n; i++) {
             rl_conn *c = net->conns[i];
             if (res[i].state != RL_PENDING || c->fd < 0) continue;
-            pfd[np].fd = c->fd;
-            pfd[np].events = rlc_events(c);
-            pfd[np].revents = 0;
-            map[np++] = i;
+            np = watch(pfd, map, np, i, c);
             if (c->deadline_us < next) next = c->deadline_us;
         }
         if (np == 0) break;
@@ -542,10 +561,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
         for (int i = 0; i < n; i++) {
             rl_conn *c = net->conns[i];
             if (!res[i].sent || !needs_settling(c) || now >= c->deadline_us) continue;
-            pfd[np].fd = c->fd;
-            pfd[np].events = rlc_events(c);
-            pfd[np].revents = 0;
-            map[np++] = i;
+            np = watch(pfd, map, np, i, c);
             if (c->deadline_us < next) next = c->deadline_us;
         }
         if (np == 0) break;
@@ -595,22 +611,11 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
                 continue;
             }
             if (!rl_conn_busy(c) && !rlc_connecting(c)) continue;
-            pfd[np].fd = c->fd;
-            pfd[np].events = rlc_events(c);
-            pfd[np].revents = 0;
-            map[np++] = i;
+            np = watch(pfd, map, np, i, c);
         }
         if (np == 0 || now >= end) return;
         if (do_poll(net, pfd, np, (int)((end - now + 999) / 1000)) <= 0) return;
-        now = clk->now_us(clk->ctx);
-        for (int k = 0; k < np; k++) {
-            int i = map[k];
-            rl_conn *c = net->conns[i];
-            if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
-            memset(&scratch[i], 0, sizeof(scratch[i]));
-            c->reused = 0; /* nothing to resend if it broke */
-            serve(&f, i, pfd[k].revents, now);
-        }
+        serve_ready(&f, pfd, map, np, clk->now_us(clk->ctx));
     }
 }
 
@@ -641,10 +646,7 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
                 continue;
             }
             if (rlc_connecting(c) && c->deadline_us < next) next = c->deadline_us;
-            pfd[np].fd = c->fd;
-            pfd[np].events = rlc_events(c);
-            pfd[np].revents = 0;
-            map[np++] = i;
+            np = watch(pfd, map, np, i, c);
         }
         int last = now >= until_us; /* one pass without waiting, then return */
         if (next < now) next = now;
@@ -655,15 +657,7 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
             if (until_us > now) clk->sleep_us(clk->ctx, until_us - now);
             return;
         }
-        now = clk->now_us(clk->ctx);
-        for (int k = 0; k < np; k++) {
-            int i = map[k];
-            rl_conn *c = net->conns[i];
-            if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
-            memset(&scratch[i], 0, sizeof(scratch[i]));
-            c->reused = 0; /* nothing to resend if it broke */
-            serve(&f, i, pfd[k].revents, now);
-        }
+        serve_ready(&f, pfd, map, np, clk->now_us(clk->ctx));
         if (last) return;
     }
 }
