@@ -17,60 +17,38 @@ const char rl_script_fence_raise[] =
     "if v < m then redis.call(\"set\",KEYS[1],ARGV[1]) return m end return v";
 const char rl_script_fence_raise_sha[] = "7cd269a3848b89013e8475f101fe6b6822d826f2";
 
-typedef struct fence_tally {
-    int ok, no, failed, pending, answered;
-    int64_t max; /* largest confirming integer */
-} fence_tally;
-
 /* a node confirms a phase with an integer >= floor (INCR: >= 1; raise: >= M) */
-static fence_tally fence_count(const rl_result *res, int n, int64_t floor)
+static int is_at_least(const rl_reply *r, const void *floor)
 {
-    fence_tally t = {0};
-    for (int i = 0; i < n; i++) {
-        if (res[i].state == RL_PENDING) {
-            t.pending++;
-        } else if (res[i].state == RL_FAILED) {
-            t.failed++;
-        } else {
-            t.answered++;
-            if (res[i].reply.type == RL_REPLY_INTEGER && res[i].reply.integer >= floor) {
-                t.ok++;
-                if (res[i].reply.integer > t.max) t.max = res[i].reply.integer;
-            } else {
-                t.no++;
-            }
-        }
-    }
-    return t;
+    return r->type == RL_REPLY_INTEGER && r->integer >= *(const int64_t *)floor;
 }
 
 /* As for every other command: decided once a quorum confirmed or can no
  * longer confirm; the replies still in flight are the transport's to drain. */
-static int fence_decide(void *ud, const rl_result *res, int n)
+static int fence_decide(void *floor, const rl_result *res, int n)
 {
-    fence_tally t = fence_count(res, n, *(const int64_t *)ud);
-    int q = rl_quorum(n);
-    return t.ok >= q || t.ok + t.pending < q;
+    return rl_quorum_decided(res, n, is_at_least, floor);
 }
 
-static void fence_fill_call(rl_call *call, const rl_result *res, int n, const fence_tally *t)
+/* the largest confirming integer */
+static int64_t largest(const rl_result *res, int n, int64_t floor)
 {
-    if (!call) return;
-    if (call->res != res) memcpy(call->res, res, sizeof(*res) * (size_t)n);
-    call->answered = t->answered;
-    call->ok = t->ok;
-    call->failed = t->failed;
+    int64_t max = 0;
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_ANSWERED && is_at_least(&res[i].reply, &floor) && res[i].reply.integer > max)
+            max = res[i].reply.integer;
+    return max;
 }
 
 /* One phase over all nodes; RL_ACQUIRED when a quorum confirmed. */
-static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, int64_t floor, rl_result *res, rl_call *call, fence_tally *t)
+static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, int64_t floor, rl_result *res, rl_call *call)
 {
     int n = c->n, q = rl_quorum(n);
     if (c->tp->fanout(c->tp->ctx, cmd, res, n, fence_decide, &floor) != 0) return RL_ERROR;
-    *t = fence_count(res, n, floor);
-    fence_fill_call(call, res, n, t);
-    if (t->ok >= q) return RL_ACQUIRED;
-    return t->failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
+    rl_tally t = rl_count(res, n, is_at_least, &floor);
+    rl_fill_call(call, res, n, is_at_least, &floor);
+    if (t.ok >= q) return RL_ACQUIRED;
+    return t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
 }
 
 int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence, rl_call *call)
@@ -79,7 +57,6 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     rl_result *res = call ? call->res : res_local;
     int n = c->n;
     rl_cmd cmd;
-    fence_tally t;
     char mbuf[24];
     int r;
 
@@ -94,8 +71,8 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argvlen[0] = 4;
     cmd.argv[1] = fence_key;
     cmd.argvlen[1] = fence_keylen;
-    if ((r = fence_phase(c, &cmd, 1, res, call, &t)) != RL_ACQUIRED) return r;
-    int64_t m = t.max;
+    if ((r = fence_phase(c, &cmd, 1, res, call)) != RL_ACQUIRED) return r;
+    int64_t m = largest(res, n, 1);
 
     /* (2) raise every counter to M: without it a later quorum that misses
      * the node which answered M could hand out M again */
@@ -112,7 +89,7 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argv[4] = mbuf;
     cmd.argvlen[4] = (size_t)snprintf(mbuf, sizeof(mbuf), "%lld", (long long)m);
     cmd.script = rl_script_fence_raise;
-    if ((r = fence_phase(c, &cmd, m, res, call, &t)) != RL_ACQUIRED) return r;
+    if ((r = fence_phase(c, &cmd, m, res, call)) != RL_ACQUIRED) return r;
 
     *fence = m;
     return RL_ACQUIRED;

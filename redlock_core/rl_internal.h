@@ -23,6 +23,18 @@ extern const char rl_script_acquire_sha[];
 extern const char rl_script_extend[];
 extern const char rl_script_extend_sha[];
 
+/* Counting the nodes' answers to one fan-out (rl_lock.c): ok = answers
+ * that yes() accepts (ud: what it compares with), no = other answers. */
+typedef struct rl_tally {
+    int ok, no, failed, pending, answered;
+} rl_tally;
+typedef int (*rl_yes_fn)(const rl_reply *r, const void *ud);
+rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud);
+/* a quorum said yes, or no longer can: decided without the slowest nodes */
+int rl_quorum_decided(const rl_result *res, int n, rl_yes_fn yes, const void *ud);
+/* the per-node results and the counts into the caller's rl_call (if any) */
+void rl_fill_call(rl_call *call, const rl_result *res, int n, rl_yes_fn yes, const void *ud);
+
 /* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
  * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must
  * answer, M = the largest answer; (2) on all nodes raise the counter to M if

@@ -49,16 +49,9 @@ int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us)
     return (int64_t)((info->valid_until_us - now_us) / 1000);
 }
 
-typedef struct tally {
-    int ok, no, failed, pending, answered;
-} tally;
-
-/* ok = the node confirmed; "yes" is what a node answers when it does (ud: what yes() compares with) */
-typedef int (*yes_fn)(const rl_reply *r, const void *ud);
-
-static tally count_ud(const rl_result *res, int n, yes_fn yes, const void *ud)
+rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud)
 {
-    tally t = {0};
+    rl_tally t = {0};
     for (int i = 0; i < n; i++) {
         if (res[i].state == RL_PENDING) {
             t.pending++;
@@ -75,7 +68,9 @@ static tally count_ud(const rl_result *res, int n, yes_fn yes, const void *ud)
     return t;
 }
 
-static tally count(const rl_result *res, int n, yes_fn yes) { return count_ud(res, n, yes, NULL); }
+typedef rl_tally tally;
+typedef rl_yes_fn yes_fn;
+static tally count(const rl_result *res, int n, yes_fn yes) { return rl_count(res, n, yes, NULL); }
 
 static int is_ok_status(const rl_reply *r, const void *ud)
 {
@@ -109,9 +104,9 @@ static int is_token(const rl_reply *r, const void *ud)
 
 /* The quorum is reached, or can no longer be: either way the outcome is known
  * and we return without waiting for the slowest node. */
-static int quorum_decided(const rl_result *res, int n, yes_fn yes)
+int rl_quorum_decided(const rl_result *res, int n, rl_yes_fn yes, const void *ud)
 {
-    tally t = count(res, n, yes);
+    rl_tally t = rl_count(res, n, yes, ud);
     int q = rl_quorum(n);
     return t.ok >= q || t.ok + t.pending < q;
 }
@@ -126,12 +121,12 @@ static int decide_ok_set(void *ud, const rl_result *res, int n)
         tally t = count(res, n, is_ok_status);
         return t.ok >= rl_quorum(n) || t.pending == 0;
     }
-    return quorum_decided(res, n, is_ok_status);
+    return rl_quorum_decided(res, n, is_ok_status, NULL);
 }
 static int decide_ok_one(void *ud, const rl_result *res, int n)
 {
     (void)ud;
-    return quorum_decided(res, n, is_one);
+    return rl_quorum_decided(res, n, is_one, NULL);
 }
 
 /* is_locked and is_held must also tell "no" from "could not ask a quorum":
@@ -139,7 +134,7 @@ static int decide_ok_one(void *ud, const rl_result *res, int n)
  * answer, or once a quorum answered and a yes quorum can no longer be */
 static int question_decided(const rl_result *res, int n, yes_fn yes, const void *ud)
 {
-    tally t = count_ud(res, n, yes, ud);
+    tally t = rl_count(res, n, yes, ud);
     int q = rl_quorum(n);
     if (t.ok >= q) return 1;
     if (t.failed > n - q) return 1;
@@ -156,7 +151,7 @@ static int decide_held(void *ud, const rl_result *res, int n) { return question_
 static int decide_answered(void *ud, const rl_result *res, int n)
 {
     (void)ud;
-    return quorum_decided(res, n, is_answer);
+    return rl_quorum_decided(res, n, is_answer, NULL);
 }
 
 /* API.md "Nodes": two nodes found to be one server void the call */
@@ -167,17 +162,17 @@ static int same_server(const rl_result *res, int n)
     return 0;
 }
 
-static void fill_call_ud(rl_call *call, const rl_result *res, int n, yes_fn yes, const void *ud)
+void rl_fill_call(rl_call *call, const rl_result *res, int n, rl_yes_fn yes, const void *ud)
 {
     if (!call) return;
-    tally t = count_ud(res, n, yes, ud);
+    rl_tally t = rl_count(res, n, yes, ud);
     if (call->res != res) memcpy(call->res, res, sizeof(*res) * (size_t)n);
     call->answered = t.answered;
     call->ok = t.ok;
     call->failed = t.failed;
 }
 
-static void fill_call(rl_call *call, const rl_result *res, int n, yes_fn yes) { fill_call_ud(call, res, n, yes, NULL); }
+static void fill_call(rl_call *call, const rl_result *res, int n, yes_fn yes) { rl_fill_call(call, res, n, yes, NULL); }
 
 static void arg(rl_cmd *cmd, const char *s, size_t len)
 {
@@ -501,59 +496,48 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     return t.failed > n - q ? RL_NO_QUORUM : RL_LOST;
 }
 
-int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
+/* One question to every node about a key ("EXISTS key", "GET key", "DEL key"):
+ * *t counts the answers yes() accepts. Returns 0, RL_ERROR or RL_SAME_SERVER. */
+static int ask_nodes(const rl_ctx *c, const char *verb, const char *key, size_t keylen, rl_decide_fn decide, yes_fn yes,
+                     const void *ud, rl_call *call, tally *t)
 {
     rl_result res_local[RL_MAX_NODES];
     rl_result *res = call ? call->res : res_local;
-    int n = c->n, q = rl_quorum(n);
-    rl_cmd ex;
+    int n = c->n;
+    rl_cmd cmd;
     if (n < 1 || n > RL_MAX_NODES) return RL_ERROR;
-    memset(&ex, 0, sizeof(ex));
-    arg(&ex, "EXISTS", 6);
-    arg(&ex, key, keylen);
-    if (c->tp->fanout(c->tp->ctx, &ex, res, n, decide_exists, NULL) != 0) return RL_ERROR;
-    tally t = count(res, n, is_one);
-    fill_call(call, res, n, is_one);
-    if (same_server(res, n)) return RL_SAME_SERVER;
-    if (t.ok >= q) return RL_YES;
-    if (t.answered < q) return RL_NO_QUORUM;
-    return RL_NO;
+    memset(&cmd, 0, sizeof(cmd));
+    arg(&cmd, verb, strlen(verb));
+    arg(&cmd, key, keylen);
+    if (c->tp->fanout(c->tp->ctx, &cmd, res, n, decide, (void *)ud) != 0) return RL_ERROR;
+    *t = rl_count(res, n, yes, ud);
+    rl_fill_call(call, res, n, yes, ud);
+    return same_server(res, n) ? RL_SAME_SERVER : 0;
+}
+
+/* a yes/no question: a quorum of yes, or too few answers to say no */
+static int yes_no(tally t, int q) { return t.ok >= q ? RL_YES : t.answered < q ? RL_NO_QUORUM : RL_NO; }
+
+int rl_is_locked(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
+{
+    tally t;
+    int r = ask_nodes(c, "EXISTS", key, keylen, decide_exists, is_one, NULL, call, &t);
+    return r ? r : yes_no(t, rl_quorum(c->n));
 }
 
 int rl_is_held(const rl_ctx *c, const char *key, size_t keylen, const char *token, size_t token_len, rl_call *call)
 {
-    rl_result res_local[RL_MAX_NODES];
-    rl_result *res = call ? call->res : res_local;
-    int n = c->n, q = rl_quorum(n);
-    rl_cmd get;
+    tally t;
     token_ref ref = {token, token_len};
-    if (n < 1 || n > RL_MAX_NODES || !token || token_len < 1 || token_len > RL_TOKEN_MAX) return RL_ERROR;
-    memset(&get, 0, sizeof(get));
-    arg(&get, "GET", 3);
-    arg(&get, key, keylen);
-    if (c->tp->fanout(c->tp->ctx, &get, res, n, decide_held, &ref) != 0) return RL_ERROR;
-    tally t = count_ud(res, n, is_token, &ref);
-    fill_call_ud(call, res, n, is_token, &ref);
-    if (same_server(res, n)) return RL_SAME_SERVER;
-    if (t.ok >= q) return RL_YES;
-    if (t.answered < q) return RL_NO_QUORUM;
-    return RL_NO;
+    if (!token || token_len < 1 || token_len > RL_TOKEN_MAX) return RL_ERROR;
+    int r = ask_nodes(c, "GET", key, keylen, decide_held, is_token, &ref, call, &t);
+    return r ? r : yes_no(t, rl_quorum(c->n));
 }
 
 int rl_force_release(const rl_ctx *c, const char *key, size_t keylen, rl_call *call)
 {
-    rl_result res_local[RL_MAX_NODES];
-    rl_result *res = call ? call->res : res_local;
-    int n = c->n, q = rl_quorum(n);
-    rl_cmd del;
-    if (n < 1 || n > RL_MAX_NODES) return RL_ERROR;
-    memset(&del, 0, sizeof(del));
-    arg(&del, "DEL", 3);
-    arg(&del, key, keylen);
+    tally t;
     /* sent to every node at once: those not awaited still delete the key */
-    if (c->tp->fanout(c->tp->ctx, &del, res, n, decide_answered, NULL) != 0) return RL_ERROR;
-    tally t = count(res, n, is_answer);
-    fill_call(call, res, n, is_answer);
-    if (same_server(res, n)) return RL_SAME_SERVER;
-    return t.ok >= q ? RL_RELEASED : RL_NO_QUORUM;
+    int r = ask_nodes(c, "DEL", key, keylen, decide_answered, is_answer, NULL, call, &t);
+    return r ? r : t.ok >= rl_quorum(c->n) ? RL_RELEASED : RL_NO_QUORUM;
 }
