@@ -1444,6 +1444,10 @@ static void describe(const char *what, const rl_result *res, int n)
                rl_err_name(res[i].err), res[i].reply.type, res[i].reply.str, res[i].reply.integer, res[i].reason);
 }
 
+/* the options of most network tests: one attempt, no wait */
+static const rl_opts ONE_TRY = {
+    .retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+
 #define NET_REQUIRE_NODES()                                   \
     do {                                                      \
         if (!nodes_up()) {                                    \
@@ -1473,7 +1477,7 @@ static void test_net_basic(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info, info2;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     REQUIRE(tnet_open(&t, NNODES) == 0);
 
     CHECK_EQ(echo_all(&t, "hello", res), NNODES);
@@ -1553,7 +1557,7 @@ static void test_net_paused_node(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     const int P = 1;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_EQ(echo_all(&t, "warm", res), NNODES);
@@ -1641,7 +1645,7 @@ static void test_net_restart_reconnect(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     const int K = 0;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_EQ(echo_all(&t, "before", res), NNODES);
@@ -1678,7 +1682,7 @@ static void test_net_refused_backoff(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     const int D = 4;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_EQ(echo_all(&t, "before", res), NNODES);
@@ -1739,7 +1743,7 @@ static void net_auth_body(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     REQUIRE(admin_ok(A, "CONFIG SET requirepass %s", right));
     snprintf(g_node[A].pw, sizeof(g_node[A].pw), "%s", right);
 
@@ -1814,7 +1818,7 @@ static void test_net_select_db(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     REQUIRE(tnet_open_fmt(&t, 0, NNODES, "redis://127.0.0.1:%d/7") == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "db:k", 4, 10000, &o, &info, &call), RL_ACQUIRED);
     CHECK_EQ(echo_all(&t, "sync", res), NNODES);
@@ -1854,7 +1858,7 @@ static void test_net_script_flush(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "flush:k", 7, 10000, &o, &info, &call), RL_ACQUIRED);
     CHECK_EQ(echo_all(&t, "sync", res), NNODES);
@@ -1887,7 +1891,7 @@ static void test_net_unix_socket(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     char fmt[200], sock[128];
     node_sock_path(3, sock, sizeof(sock));
     snprintf(fmt, sizeof(fmt), "unix://%s", sock); /* no %d: the port is ignored */
@@ -2005,7 +2009,7 @@ static void test_net_late_noscript_release(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     const int P = 3;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "late:k", 6, 30000, &o, &info, &call), RL_ACQUIRED);
@@ -2233,15 +2237,20 @@ static long long wait_dbsize_zero(int i, int db, int ms)
     return n;
 }
 
-/* lock/release cycles while node P is paused: every SET that reached P's
- * socket is followed there by its release, in order, on the same
- * connection; nothing is left on P once it catches up. */
-static void stalled_cycles(tnet *t, int P, int cycles, const char *prefix)
+/* 3 nodes, warmed up; node P paused; then lock/release cycles: every SET
+ * that reached P's socket is followed there by its release, in order, on
+ * the same connection; nothing is left on P once it catches up. */
+static int stalled_cycles(tnet *t, int P, int cycles, const char *prefix)
 {
+    rl_result res[RL_MAX_NODES];
     rl_lock_info li;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     int bad = 0;
+    if (tnet_open_fmt(t, 0, 3, "127.0.0.1:%d") != 0) return -1;
+    for (int i = 0; i < 3; i++) rl_conn_set_timeouts(t->conns[i], 200, 50);
+    CHECK_EQ(echo_all(t, "warm", res), 3);
+    node_pause(P);
     for (int i = 0; i < cycles; i++) {
         char key[64];
         snprintf(key, sizeof(key), "%s:%d", prefix, i);
@@ -2249,7 +2258,7 @@ static void stalled_cycles(tnet *t, int P, int cycles, const char *prefix)
         bad += rl_release(&t->ctx, key, strlen(key), li.token, &call) != RL_RELEASED;
     }
     CHECK_EQ(bad, 0);
-    (void)P;
+    return 0;
 }
 
 /* A release must never be overtaken by an older SET still queued at a
@@ -2261,13 +2270,9 @@ static void test_net_release_not_overtaken(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     const int P = 2;
-    REQUIRE(tnet_open_fmt(&t, 0, 3, "127.0.0.1:%d") == 0);
-    for (int i = 0; i < 3; i++) rl_conn_set_timeouts(t.conns[i], 200, 50);
-    CHECK_EQ(echo_all(&t, "warm", res), 3);
-    node_pause(P);
-    stalled_cycles(&t, P, 120, "ovt");
+    REQUIRE(stalled_cycles(&t, P, 120, "ovt") == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "ovt:K", 5, 60000, &o, &info, &call), RL_ACQUIRED);
     msleep(2100); /* P's oldest reply is now older than 2 s: stalled */
     CHECK_OUT(rl_release(&t.ctx, "ovt:K", 5, info.token, &call), RL_RELEASED);
@@ -2295,13 +2300,9 @@ static void test_net_release_not_dropped(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     const int P = 2;
-    REQUIRE(tnet_open_fmt(&t, 0, 3, "127.0.0.1:%d") == 0);
-    for (int i = 0; i < 3; i++) rl_conn_set_timeouts(t.conns[i], 200, 50);
-    CHECK_EQ(echo_all(&t, "warm", res), 3);
-    node_pause(P);
-    stalled_cycles(&t, P, 480, "drop");
+    REQUIRE(stalled_cycles(&t, P, 480, "drop") == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "drop:K", 6, 60000, &o, &info, &call), RL_ACQUIRED);
     CHECK_OUT(rl_release(&t.ctx, "drop:K", 6, info.token, &call), RL_RELEASED);
     /* a stalled node is spared new work: it fails at once */
@@ -2358,7 +2359,7 @@ static void test_net_failed_attempt_no_wait(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     REQUIRE(tnet_open(&t, NNODES) == 0);
     for (int i = 0; i < NNODES; i++) rl_conn_set_timeouts(t.conns[i], 300, 300);
     CHECK_EQ(echo_all(&t, "warm", res), NNODES);
@@ -2396,7 +2397,7 @@ static void test_net_set_behind_gate_sent(void)
     tnet t;
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     const int P = 0;
     REQUIRE(tnet_open_fmt(&t, 0, 3, "redis://127.0.0.1:%d/2") == 0);
     node_pause(P); /* its connect is accepted by the kernel, SELECT waits */
@@ -2425,7 +2426,7 @@ static void test_net_backoff_keeps_quorum(void)
     rl_result res[RL_MAX_NODES];
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     int port[3];
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_EQ(echo_all(&t, "warm", res), NNODES);
@@ -2457,7 +2458,7 @@ static void test_net_same_server(void)
     tnet t;
     rl_lock_info info;
     rl_call call;
-    rl_opts o = {.retry_count = 0, .retry_delay_ms = 10, .retry_jitter_ms = 5, .wait_ms = 0, .drift_factor = 0.01};
+    rl_opts o = ONE_TRY;
     char u0[64], u1[200], u2[64];
     char sock[128];
     node_sock_path(1, sock, sizeof(sock));
