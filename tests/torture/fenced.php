@@ -20,11 +20,15 @@
 //
 // Environment: REDLOCK_TEST_NODES, REDLOCK_TEST_AUX (tests/nodes.sh env), FENCED_RUN (key
 // namespace), FENCED_MODE (check | nocheck), FENCED_TTL (ms, default 300).
+//
+// AUX connection, JSON reports and exit codes: tests/torture/common.php (shared with torture.php).
 
 declare(strict_types=1);
 
-require dirname(__DIR__) . '/config.inc';
+require __DIR__ . '/common.php';
 
+const TAG = 'fenced';
+const AUX_TIMEOUT = 5.0;
 const RESOURCE = 'fenced:resource';
 
 // The storage's fence check, as README "Fencing tokens" describes it: an operation with a fence
@@ -46,20 +50,6 @@ redis.call('set', KEYS[2], ARGV[1])
 redis.call('set', KEYS[1], ARGV[2])
 return 1
 LUA;
-
-function aux(): RlRedis
-{
-    static $r = null;
-    if ($r === null) {
-        $addr = rl_aux();
-        if ($addr === '') {
-            fwrite(STDERR, "fenced: REDLOCK_TEST_AUX is not set\n");
-            exit(2);
-        }
-        $r = new RlRedis($addr, 5.0);
-    }
-    return $r;
-}
 
 function run_id(): string
 {
@@ -98,8 +88,7 @@ function worker(int $id, float $end, string $out, string $pidFile): int
     $aux = aux();
     $last = 0;
     $flush = function () use (&$fig, $out): void {
-        file_put_contents($out . '.tmp', json_encode($fig, JSON_INVALID_UTF8_SUBSTITUTE));
-        rename($out . '.tmp', $out);
+        write_json($out, $fig);
     };
     try {
         while (microtime(true) < $end) {
@@ -220,22 +209,11 @@ function inject(float $end, string $out, string $pidDir): int
 function check(string $dir, string $mode): int
 {
     [$dataKey, $maxKey] = keys();
-    $sum = [];
     $spans = [];
     $problems = [];
-    $workers = 0;
-    foreach (glob("$dir/worker-*.json") as $f) {
-        $w = json_decode((string) file_get_contents($f), true);
-        if (!is_array($w)) {
-            $problems[] = "unreadable report $f";
-            continue;
-        }
-        $workers++;
-        foreach ($w as $k => $v) {
-            if (is_int($v)) {
-                $sum[$k] = ($sum[$k] ?? 0) + $v;
-            }
-        }
+    [$reports, $sum] = read_reports($dir, $problems);
+    $workers = count($reports);
+    foreach ($reports as $w) {
         foreach ($w['spans'] as $s) {
             $spans[] = $s;
         }
@@ -244,8 +222,7 @@ function check(string $dir, string $mode): int
         }
     }
     $expected = (int) @file_get_contents("$dir/workers");
-    foreach (@file("$dir/exit-codes", FILE_IGNORE_NEW_LINES | FILE_SKIP_EMPTY_LINES) ?: [] as $line) {
-        [$id, $rc] = array_map('intval', explode(' ', $line));
+    foreach (exit_codes($dir) as $id => $rc) {
         if ($rc !== 0) {
             $problems[] = "worker $id exited with $rc";
         }

@@ -10,6 +10,7 @@
 # than the lock TTL has passed (RedLock rule for nodes without persistence); never more
 # than 2 of the 5 nodes are faulty at once. The AUX node holds the shared counter and the
 # "occupied" marker. Ends with the figures and "N passed, N failed" (1 test); exit 0 on pass.
+# Arguments, extension check, nodes and worker start/stop: tests/torture/common.sh.
 #
 # Environment:
 #   REDLOCK_SO          extension to test (default: <repo>/modules/redlock.so)
@@ -23,85 +24,30 @@
 #                       instead of private ones (they are faulted, then restored)
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-nodes_sh="$root/tests/nodes.sh"
-
-die() { echo "torture: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
-usage() { echo "usage: $0 --short | --long [SECONDS]" >&2; exit 2; }
-
-case "${1:-}" in
-    --short) secs=25 ;;
-    --long)
-        secs=${2:-600}
-        case "$secs" in ''|*[!0-9]*|0) usage ;; esac
-        ;;
-    *) usage ;;
-esac
+tag=torture
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+setup 25 "$@"
 
 workers=${TORTURE_WORKERS:-6}
 iterations=${TORTURE_ITERATIONS:-100000000}
 ttl=${TORTURE_TTL:-1500}
-so=${REDLOCK_SO:-$root/modules/redlock.so}
-[ -f "$so" ] || die "extension not found: $so (bash scripts/build.sh, or set REDLOCK_SO)"
-php=(php -n -d "extension=$so")
-"${php[@]}" -r 'exit(extension_loaded("redlock") ? 0 : 1);' || die "cannot load $so"
-
-work=$(mktemp -d /tmp/redlock-torture.XXXXXX)
 out="$work/out"
 mkdir -p "$out"
 faults="$work/faults"
 : >"$faults"
 export TORTURE_RUN="run$$x$RANDOM" TORTURE_TTL=$ttl
 
-shared=0
 if [ "${TORTURE_SHARED_NODES:-0}" = 1 ]; then
-    [ -n "${REDLOCK_TEST_NODES:-}" ] && [ -n "${REDLOCK_NODES_DIR:-}" ] ||
+    if [ -z "${REDLOCK_TEST_NODES:-}" ] || [ -z "${REDLOCK_NODES_DIR:-}" ]; then
         die "TORTURE_SHARED_NODES=1 needs REDLOCK_TEST_NODES and REDLOCK_NODES_DIR"
+    fi
     shared=1
 else
-    unset REDLOCK_TEST_NODES REDLOCK_TEST_AUX
-    export REDLOCK_NODES_DIR="$work/nodes"
+    private_nodes
 fi
 
-worker_pids=()
-injector_pid=
-cleanup() {
-    local p t
-    [ -n "$injector_pid" ] && kill -TERM "$injector_pid" 2>/dev/null && wait "$injector_pid" 2>/dev/null
-    # workers run under timeout(1): TERM is forwarded to the php child; KILL if it lingers
-    for p in "${worker_pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for ((t = 0; t < 20; t++)); do
-        local alive=0
-        for p in "${worker_pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-        [ $alive = 0 ] && break
-        sleep 0.1
-    done
-    for p in "${worker_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    for p in "${worker_pids[@]}"; do wait "$p" 2>/dev/null; done
-    if [ $shared = 1 ]; then
-        local i n
-        n=$(cat "$REDLOCK_NODES_DIR/count" 2>/dev/null || echo 5)
-        for ((i = 1; i <= n; i++)); do
-            bash "$nodes_sh" resume "$i" >/dev/null 2>&1
-            bash "$nodes_sh" status 2>/dev/null | grep -q "^node$i .* up$" ||
-                bash "$nodes_sh" restart "$i" >/dev/null 2>&1
-        done
-    else
-        bash "$nodes_sh" stop >/dev/null 2>&1
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if [ $shared = 0 ]; then
-    bash "$nodes_sh" start 5 >/dev/null || die "could not start the test nodes"
-fi
-set -a
-. "$REDLOCK_NODES_DIR/env" || die "no $REDLOCK_NODES_DIR/env"
-set +a
-[ -n "${REDLOCK_TEST_AUX:-}" ] || die "no AUX node"
+nodes_up
 nnodes=$(cat "$REDLOCK_NODES_DIR/count")
 [ "$nnodes" -eq 5 ] || die "needs 5 lock nodes, have $nnodes"
 "${php[@]}" "$here/torture.php" reset || die "AUX node unreachable"
@@ -112,7 +58,7 @@ now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 # Runs until $1 (epoch ms). State per node: up / paused / dead; at most 2 not up.
 # Writes its counts to $faults after every change (key=value lines).
 inject() {
-    local end=$1 i now nf act
+    local end=$1 i nf
     local -a st since hold
     local pauses=0 kills=0 resumes=0 restarts=0 max_faulty=0
     trap 'exit 0' TERM
@@ -177,10 +123,7 @@ echo "torture: $workers workers, ${secs} s, ttl $ttl ms, nodes $REDLOCK_TEST_NOD
     "${TORTURE_NO_LOCK:+(TORTURE_NO_LOCK=$TORTURE_NO_LOCK)}"
 echo "$workers" >"$out/workers"
 for ((w = 1; w <= workers; w++)); do
-    # hard bound per worker: the deadline, plus the longest lock() wait, plus slack
-    timeout -k 2 $((secs + 20)) "${php[@]}" "$here/torture.php" worker "$w" "$iterations" "$end_s" \
-        "$out/worker-$w.json" >"$out/worker-$w.log" 2>&1 &
-    worker_pids+=($!)
+    start_worker "$w" "$iterations" "$end_s" "$out/worker-$w.json"
 done
 if [ "${TORTURE_NO_FAULTS:-0}" != 1 ]; then
     # stop injecting ~2 s before the workers stop, so that the final heal happens under load
@@ -188,15 +131,7 @@ if [ "${TORTURE_NO_FAULTS:-0}" != 1 ]; then
     injector_pid=$!
 fi
 
-for ((w = 1; w <= workers; w++)); do
-    wait "${worker_pids[w - 1]}"
-    echo "$w $?" >>"$out/exit-codes"
-done
-worker_pids=()
-if [ -n "$injector_pid" ]; then
-    wait "$injector_pid"
-    injector_pid=
-fi
+wait_run
 wall=$(( $(now_ms) - start_ms ))
 for ((w = 1; w <= workers; w++)); do
     if [ -s "$out/worker-$w.log" ]; then

@@ -18,26 +18,15 @@
 // test must then FAIL -- proves it can detect a broken lock).
 //
 // The AUX node is reached with the small RESP client of tests/config.inc (no php-redis needed).
+// AUX connection, JSON reports and exit codes: tests/torture/common.php (shared with fenced.php).
 
 declare(strict_types=1);
 
-require dirname(__DIR__) . '/config.inc';
+require __DIR__ . '/common.php';
 
+const TAG = 'torture';
+const AUX_TIMEOUT = 2.0;
 const RESOURCE = 'torture:resource';
-
-function aux(): RlRedis
-{
-    static $r = null;
-    if ($r === null) {
-        $addr = rl_aux();
-        if ($addr === '') {
-            fwrite(STDERR, "torture: REDLOCK_TEST_AUX is not set\n");
-            exit(2);
-        }
-        $r = new RlRedis($addr, 2.0);
-    }
-    return $r;
-}
 
 function keys(): array
 {
@@ -73,8 +62,7 @@ function worker(int $id, int $iterations, float $end, string $out): int
     // write the figures whatever happens (an unexpected Throwable is reported, not lost)
     $flush = function () use (&$fig, $rl, $out): void {
         $fig['stats'] = $rl->stats();
-        file_put_contents($out . '.tmp', json_encode($fig, JSON_PRETTY_PRINT | JSON_INVALID_UTF8_SUBSTITUTE));
-        rename($out . '.tmp', $out);
+        write_json($out, $fig, JSON_PRETTY_PRINT);
     };
 
     try {
@@ -161,25 +149,14 @@ function worker(int $id, int $iterations, float $end, string $out): int
 function check(string $dir, string $faultsFile, int $wallMs): int
 {
     [$counterKey, $markerKey] = keys();
-    $sum = [];
-    $workers = 0;
     $problems = [];
     $msgs = [];
     $qmsgs = [];
     $maxCrit = 0.0;
     $nodeErr = [];
-    foreach (glob("$dir/worker-*.json") as $f) {
-        $w = json_decode((string) file_get_contents($f), true);
-        if (!is_array($w)) {
-            $problems[] = "unreadable report $f";
-            continue;
-        }
-        $workers++;
-        foreach ($w as $k => $v) {
-            if (is_int($v)) {
-                $sum[$k] = ($sum[$k] ?? 0) + $v;
-            }
-        }
+    [$reports, $sum] = read_reports($dir, $problems);
+    $workers = count($reports);
+    foreach ($reports as $w) {
         $maxCrit = max($maxCrit, (float) $w['max_critical_ms']);
         foreach ($w['quorum_messages'] as $m) {
             $qmsgs[] = "worker {$w['id']}: $m";
@@ -192,12 +169,7 @@ function check(string $dir, string $faultsFile, int $wallMs): int
             $nodeErr[$name]['timeouts'] = ($nodeErr[$name]['timeouts'] ?? 0) + $n['timeouts'];
         }
     }
-    // exit codes written by run.sh: "id rc" per line
-    $rcs = [];
-    foreach (@file("$dir/exit-codes", FILE_IGNORE_NEW_LINES | FILE_SKIP_EMPTY_LINES) ?: [] as $line) {
-        [$id, $rc] = array_map('intval', explode(' ', $line));
-        $rcs[$id] = $rc;
-    }
+    $rcs = exit_codes($dir);
     $expected = (int) @file_get_contents("$dir/workers");
     $bad = array_filter($rcs, fn($rc) => $rc !== 0);
     if ($expected === 0 || count($rcs) !== $expected || $workers !== $expected) {
