@@ -72,6 +72,15 @@ port_in_use() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# Node ports stay out of the kernel's ephemeral range: a node restarted on its port
+# (restart, kill + start) must not find it taken meanwhile as the source port of
+# some client connection (seen: "bind: Address already in use" on a busy machine).
+read -r EPH_LOW EPH_HIGH </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || { EPH_LOW=32768 EPH_HIGH=60999; }
+if [ $((EPH_LOW - 1 - PORT_MIN)) -ge 1000 ]; then
+    [ "$PORT_MAX" -ge "$EPH_LOW" ] && PORT_MAX=$((EPH_LOW - 1))
+elif [ $((65000 - EPH_HIGH)) -ge 1000 ]; then
+    PORT_MIN=$((EPH_HIGH + 1)) PORT_MAX=65000
+fi
 random_port() {
     echo $(( PORT_MIN + (RANDOM * 32768 + RANDOM) % (PORT_MAX - PORT_MIN + 1) ))
 }

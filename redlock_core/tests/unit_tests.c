@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "rl_internal.h"
 #include "tests/check.h"
+#include "tests/ports.h"
 #include "tests/fake.h"
 
 #include <arpa/inet.h>
@@ -1154,23 +1155,6 @@ static void net_setup_signals(void)
     signal(SIGALRM, on_fatal_signal);
     /* a hung test must not hang CI: the whole binary gets 240 s */
     alarm(240);
-}
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    socklen_t al = sizeof(a);
-    if (fd < 0) return -1;
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
-        close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
 }
 
 static void node_sock_path(int i, char *buf, size_t len) { snprintf(buf, len, "%s/node%d.sock", g_dir, i); }

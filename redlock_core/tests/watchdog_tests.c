@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "rl_internal.h"
 #include "tests/check.h"
+#include "tests/ports.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,23 +43,6 @@ static uint64_t mono_ms(void) { return rl_clock_monotonic.now_us(NULL) / 1000u; 
 static void msleep(int ms) { rl_clock_monotonic.sleep_us(NULL, (uint64_t)ms * 1000u); }
 
 /* ---- nodes ---- */
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    socklen_t al = sizeof(a);
-    if (fd < 0) return -1;
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
-        close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
 
 static redisContext *admin_connect(int i)
 {
