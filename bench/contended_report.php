@@ -86,6 +86,12 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
         'handoffs' => count($handoff),
         'cross_share' => $pairs ? round($cross / $pairs, 3) : 0.0,
         'fairness' => $per && max($per) > 0 ? round(min($per) / max($per), 3) : 0.0];
+    // CPU: the processes' own (their measured part: lock, hold, release) and the Redis
+    // servers'; on C cores the run cannot take less than their sum / C (its floor)
+    $cpu = array_sum(array_map(fn ($p) => (float)($p['cpu_ms'] ?? 0), array_filter($procs, fn ($p) => empty($p['crashed']))));
+    $rcpu = @file_get_contents("$dir/rcpu_{$sc}_{$impl}.txt");
+    $r['client_cpu_ms'] = round($cpu, 1);
+    $r['redis_cpu_ms'] = $rcpu !== false ? round((float)$rcpu * 1000, 1) : null;
     $cmds = @file_get_contents("$dir/cmds_{$sc}_{$impl}.txt");
     if ($cmds !== false && $n > 1) {
         $r['redis_cmds'] = (int)$cmds;
@@ -96,6 +102,9 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
         $start = (float)($meta['burst_start_us'][$impl] ?? min(array_column($ev, 'req')));
         $all = max(array_column($ev, 'rel1')) - $start;
         $lat = array_map(fn ($e) => $e['acq'] - $e['req'], $ev);
+        $cores = max(1, (int)@shell_exec('nproc 2>/dev/null'));
+        $r['cpu_floor_x_ideal'] = round(($r['client_cpu_ms'] + ($r['redis_cpu_ms'] ?? 0)) / $cores
+            / max(0.001, count($procs) * $ideal1 / 1000), 2);
         $r += ['all_served_ms' => round($all / 1000, 1), 'ideal_ms' => round(count($procs) * $ideal1 / 1000, 1),
             'x_ideal' => round($all / max(1, count($procs) * $ideal1), 2),
             'latency_ms_p50' => round(pct($lat, 0.5) / 1000, 1), 'latency_ms_p99' => round(pct($lat, 0.99) / 1000, 1)];
@@ -106,6 +115,10 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
         $t1 = max(array_column($ev, 'rel1'));
         $rate = $n / max(1e-6, ($t1 - $t0) / 1e6);
         $ideal = 1e6 / max(1, $ideal1);
+        // the rate the machine's CPU allows with this CPU per acquisition, as a share of the ideal
+        $cores = max(1, (int)@shell_exec('nproc 2>/dev/null'));
+        $perAcq = ($r['client_cpu_ms'] + ($r['redis_cpu_ms'] ?? 0)) / $n;
+        $r['cpu_ceiling_of_ideal'] = round(min(1e6, $cores * 1000 / max(0.001, $perAcq)) / $ideal, 2);
         $r += ['acq_per_s' => round($rate, 1), 'ideal_per_s' => round($ideal, 1), 'of_ideal' => round($rate / $ideal, 3),
             'seconds' => $secs];
     }
@@ -127,35 +140,40 @@ file_put_contents("$dir/contended.json", json_encode($out, JSON_PRETTY_PRINT) . 
 $label = ['ext' => 'ext (wake on release)', 'ext_poll' => 'ext polling (wake_on_release off)',
     'symfony' => 'symfony/lock acquire(true)', 'laravel' => 'Laravel-style 250 ms poll'];
 printf("uncontended lock+release (ext, median): %d us\n", $uncUs);
+// cli cpu / srv cpu: CPU ms of the processes' measured part and of the Redis servers;
+// floor x: their sum over the machine's cores, as a multiple of the ideal -- no
+// protocol serves the burst faster than that on this machine; steady "cpu max": the
+// rate that CPU per acquisition allows on these cores, as a share of the ideal
 if ($out['burst']) {
     $p = $meta['burst_procs'] ?? 50;
     printf("\nBurst: %d processes, each lock(wait) once, hold %d us, release, exit\n", $p, $meta['hold_us'] ?? 1000);
-    printf("%-36s %9s %9s %7s %8s %8s %6s %6s %8s %5s\n", 'impl', 'all ms', 'ideal ms', 'x ideal', 'p50 ms', 'p99 ms',
-        'tmout', 'overl', 'cmd/acq', 'crash');
+    printf("%-36s %9s %9s %7s %8s %8s %6s %6s %8s %5s %8s %8s %7s\n", 'impl', 'all ms', 'ideal ms', 'x ideal', 'p50 ms', 'p99 ms',
+        'tmout', 'overl', 'cmd/acq', 'crash', 'cli cpu', 'srv cpu', 'floor x');
     foreach ($out['burst'] as $impl => $r) {
         if (!empty($r['skipped'])) {
             printf("%-36s skipped (not installed)\n", $label[$impl] ?? $impl);
             continue;
         }
-        printf("%-36s %9.1f %9.1f %7.2f %8.1f %8.1f %6d %6d %8s %5d\n", $label[$impl] ?? $impl, $r['all_served_ms'] ?? 0,
+        printf("%-36s %9.1f %9.1f %7.2f %8.1f %8.1f %6d %6d %8s %5d %8.1f %8s %7.2f\n", $label[$impl] ?? $impl, $r['all_served_ms'] ?? 0,
             $r['ideal_ms'] ?? 0, $r['x_ideal'] ?? 0, $r['latency_ms_p50'] ?? 0, $r['latency_ms_p99'] ?? 0,
-            $r['timeouts'], $r['overlaps'], $r['cmds_per_handoff'] ?? '-', $r['crashed']);
+            $r['timeouts'], $r['overlaps'], $r['cmds_per_handoff'] ?? '-', $r['crashed'], $r['client_cpu_ms'],
+            $r['redis_cpu_ms'] ?? '-', $r['cpu_floor_x_ideal']);
     }
 }
 if ($out['steady']) {
     printf("\nSteady: %d processes loop lock(wait) / hold %d us / release / %d us elsewhere, %.1f s\n",
         $meta['steady_procs'] ?? 8, $meta['hold_us'] ?? 1000, $meta['think_us'] ?? 5000, $meta['steady_seconds'] ?? 0);
-    printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
-        'cross', 'fair', 'tmout', 'overl', 'cmd/acq');
+    printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s %7s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
+        'cross', 'fair', 'tmout', 'overl', 'cmd/acq', 'cpu max');
     foreach ($out['steady'] as $impl => $r) {
         if (!empty($r['skipped'])) {
             printf("%-36s skipped (not installed)\n", $label[$impl] ?? $impl);
             continue;
         }
-        printf("%-36s %8.1f %8.1f %6.3f %7.2fms %7.2fms %6.2f %6.2f %6d %6d %8s\n", $label[$impl] ?? $impl,
+        printf("%-36s %8.1f %8.1f %6.3f %7.2fms %7.2fms %6.2f %6.2f %6d %6d %8s %7.2f\n", $label[$impl] ?? $impl,
             $r['acq_per_s'] ?? 0, $r['ideal_per_s'] ?? 0, $r['of_ideal'] ?? 0, $r['handoff_us_p50'] / 1000,
             $r['handoff_us_p99'] / 1000, $r['cross_share'], $r['fairness'], $r['timeouts'], $r['overlaps'],
-            $r['cmds_per_handoff'] ?? '-');
+            $r['cmds_per_handoff'] ?? '-', $r['cpu_ceiling_of_ideal'] ?? 0);
     }
 }
 foreach ($meta['notes'] ?? [] as $note) {
