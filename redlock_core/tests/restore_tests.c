@@ -333,13 +333,22 @@ static void test_failed_attempt_spares_nil_nodes(void)
     fake_init(&F, 5);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
     CHECK_EQ(delivered(&F.calls[0]), 3);
-    /* a random token decides a failure at quorum, and releases on every node
-     * as the spec says (no earlier lock can hold a fresh random token) */
+    /* a random token decides a failure at quorum; the release goes to the
+     * node whose answer was not awaited (its SET may still land), not to the
+     * two that answered nil (nothing of ours there) */
     fake_init(&F, 3);
     fake_set_all(F.set, 3, FO_NIL, 0, 0);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, NULL), RL_CONFLICT);
     CHECK_EQ(delivered(&F.calls[0]), 2);
-    for (int i = 0; i < 3; i++) CHECK_STR(F.node_log[i], "SR");
+    CHECK_STR(F.node_log[0], "S");
+    CHECK_STR(F.node_log[1], "S");
+    CHECK_STR(F.node_log[2], "SR");
+    /* ... and none at all when every node answered nil before the decision */
+    fake_init(&F, 1);
+    F.set[0].kind = FO_NIL;
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, NULL), RL_CONFLICT);
+    CHECK_EQ(F.ncalls, 1);
+    CHECK_STR(F.node_log[0], "S");
 }
 
 static const test_case tests[] = {
