@@ -86,6 +86,10 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     REDLOCK_OPTIONS(REDLOCK_OPTION_GLOBAL)
     /* connection pool of this worker: identity -> php_redlock_pooled* (persistent) */
     HashTable pool;
+    /* node sets this worker found free of one server named twice: their
+     * hosts/sockets and ports -> when (monotonic ms), so that a construction
+     * does not resolve every name again (redlock_nodes.c) */
+    HashTable distinct;
     /* process counters for stats() */
     zend_long acquired, conflicts, quorum_failures, released, extended;
     /* per request: locks to release at request end; id -> php_redlock_held* */

@@ -52,11 +52,13 @@ static PHP_GINIT_FUNCTION(redlock)
 #endif
     memset(redlock_globals, 0, sizeof(*redlock_globals));
     zend_hash_init(&redlock_globals->pool, 8, NULL, php_redlock_pooled_dtor, 1);
+    zend_hash_init(&redlock_globals->distinct, 8, NULL, NULL, 1);
 }
 
 static PHP_GSHUTDOWN_FUNCTION(redlock)
 {
     zend_hash_destroy(&redlock_globals->pool);
+    zend_hash_destroy(&redlock_globals->distinct);
 }
 
 PHP_MINIT_FUNCTION(redlock)

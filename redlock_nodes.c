@@ -167,6 +167,54 @@ typedef struct node_key {
     int limit;     /* enum rl_node_field */
 } node_key;
 
+/* What the same-server check compares: each node's host or socket, and port. */
+static zend_string *distinct_id(const rl_node_conf *conf, int n)
+{
+    smart_str id = {0};
+    for (int i = 0; i < n; i++) {
+        if (conf[i].socket) {
+            smart_str_appends(&id, "u:");
+            smart_str_appends(&id, conf[i].socket);
+        } else {
+            smart_str_appends(&id, "t:");
+            smart_str_appends(&id, conf[i].host ? conf[i].host : "");
+            smart_str_appendc(&id, ':');
+            smart_str_append_long(&id, conf[i].port);
+        }
+        smart_str_appendc(&id, '\n');
+    }
+    return smart_str_extract(&id);
+}
+
+/* The check resolves the names of nodes that share a port (every node on
+ * 6379: a lookup per node and construction, in each FPM request). A worker
+ * remembers a set it found distinct for RL_DISTINCT_MS, at most
+ * RL_DISTINCT_MAX sets; at run time each connection's run_id still tells
+ * one server behind two names (API.md "Nodes"). */
+#define RL_DISTINCT_MS 60000u
+#define RL_DISTINCT_MAX 256u
+
+static bool distinct_known(const rl_node_conf *conf, int n)
+{
+    if (n < 2) return true;
+    zend_string *id = distinct_id(conf, n);
+    zval *at = zend_hash_find(&REDLOCK_G(distinct), id);
+    zend_string_release(id);
+    return at && rl_clock_monotonic.now_us(NULL) / 1000u - (uint64_t)Z_LVAL_P(at) < RL_DISTINCT_MS;
+}
+
+static void distinct_remember(const rl_node_conf *conf, int n)
+{
+    if (n < 2) return;
+    HashTable *ht = &REDLOCK_G(distinct);
+    if (zend_hash_num_elements(ht) >= RL_DISTINCT_MAX) zend_hash_clean(ht);
+    zend_string *id = distinct_id(conf, n);
+    zval at;
+    ZVAL_LONG(&at, (zend_long)(rl_clock_monotonic.now_us(NULL) / 1000u));
+    zend_hash_str_update(ht, ZSTR_VAL(id), ZSTR_LEN(id), &at);
+    zend_string_release(id);
+}
+
 static const node_key node_keys[] = {
 #define X(k, t, field, lim) {.name = #k, .type = NODE_##t, .offset = offsetof(rl_node_conf, field), .limit = (lim)},
     REDLOCK_NODE_KEYS(X)
@@ -408,11 +456,12 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
      * user does not make it another node; host names are compared by their
      * addresses, socket paths by the file they name */
     int first, second;
-    int dup = rl_node_confs_find_same_server(g->conf, g->n, &first, &second);
+    int dup = distinct_known(g->conf, g->n) ? 0 : rl_node_confs_find_same_server(g->conf, g->n, &first, &second);
     if (dup < 0) {
         zend_throw_error(NULL, "out of memory");
         return FAILURE;
     }
+    if (!dup) distinct_remember(g->conf, g->n);
     if (dup) {
         char name[128], other[128];
         rl_node_conf_name(&g->conf[second], name, sizeof(name));

@@ -8,7 +8,7 @@ pkgs=(
   composer php-json-schema
   libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
-  man-db procps
+  man-db procps strace
 )
 missing=()
 for p in "${pkgs[@]}"; do

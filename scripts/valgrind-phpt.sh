@@ -4,11 +4,12 @@
 #   bash scripts/valgrind-phpt.sh SO [run-tests.php args...] [tests...]   (as scripts/run-phpt.sh)
 #
 # run-tests traces children: the shells and redis-servers a test starts (node
-# restarts) must run at full speed, or their replies miss the 50 ms timeouts;
+# restarts) must run at full speed, or their replies miss the 50 ms timeouts (and
+# strace, which cannot run under valgrind, runs its php natively);
 # pcre.jit=0 because valgrind cannot follow PCRE's JIT code (false reports).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 SO [run-tests.php args...] [tests...]" >&2; exit 2; }
 so=$1; shift
-export VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli"
+export VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli,*/strace"
 exec bash "$here/run-phpt.sh" "$so" -m -d pcre.jit=0 "$@"
