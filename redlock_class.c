@@ -250,20 +250,32 @@ PHP_METHOD(RedLock, synchronized)
     RETURN_COPY_VALUE(&retval);
 }
 
+/* A question about resource's key to every node (rl_is_locked,
+ * rl_force_release); false when it threw (bad resource, one server named
+ * twice). *g is the group asked. */
+static bool ask_about_key(zval *self, zend_string *resource, const char *what,
+                          int (*fn)(const rl_ctx *, const char *, size_t, rl_call *), rl_call *call,
+                          php_redlock_group **g, int *r)
+{
+    *g = this_group(self);
+    if (!*g || check_resource(resource, 1) != SUCCESS) return false;
+    zend_string *key = make_key(*g, resource);
+    php_redlock_group_prepare(*g);
+    *r = fn(&(*g)->ctx, ZSTR_VAL(key), ZSTR_LEN(key), call);
+    zend_string_release(key);
+    return !php_redlock_throw_same_server(*g, call, *r, what);
+}
+
 PHP_METHOD(RedLock, isLocked)
 {
     zend_string *resource;
     rl_call call;
+    php_redlock_group *g;
+    int r;
     ZEND_PARSE_PARAMETERS_START(1, 1)
         Z_PARAM_STR(resource)
     ZEND_PARSE_PARAMETERS_END();
-    php_redlock_group *g = this_group(ZEND_THIS);
-    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
-    zend_string *key = make_key(g, resource);
-    php_redlock_group_prepare(g);
-    int r = rl_is_locked(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &call);
-    zend_string_release(key);
-    if (php_redlock_throw_same_server(g, &call, r, "isLocked")) RETURN_THROWS();
+    if (!ask_about_key(ZEND_THIS, resource, "isLocked", rl_is_locked, &call, &g, &r)) RETURN_THROWS();
     if (r == RL_NO_QUORUM || r == RL_ERROR) {
         REDLOCK_G(quorum_failures)++;
         php_redlock_throw_quorum(g, &call, "isLocked");
@@ -297,16 +309,12 @@ PHP_METHOD(RedLock, forceRelease)
 {
     zend_string *resource;
     rl_call call;
+    php_redlock_group *g;
+    int r;
     ZEND_PARSE_PARAMETERS_START(1, 1)
         Z_PARAM_STR(resource)
     ZEND_PARSE_PARAMETERS_END();
-    php_redlock_group *g = this_group(ZEND_THIS);
-    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
-    zend_string *key = make_key(g, resource);
-    php_redlock_group_prepare(g);
-    int r = rl_force_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &call);
-    zend_string_release(key);
-    if (php_redlock_throw_same_server(g, &call, r, "forceRelease")) RETURN_THROWS();
+    if (!ask_about_key(ZEND_THIS, resource, "forceRelease", rl_force_release, &call, &g, &r)) RETURN_THROWS();
     RETURN_BOOL(r == RL_RELEASED);
 }
 

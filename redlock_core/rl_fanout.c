@@ -456,6 +456,23 @@ static int watch(struct pollfd *pfd, int *map, int np, int i, const rl_conn *c)
     return np + 1;
 }
 
+/* A pass outside any call (drain, listen): no command of its own, the
+ * outcomes land in scratch results nobody reads. */
+typedef struct outside {
+    rl_result scratch[RL_MAX_NODES];
+    rl_cmd none;
+} outside;
+
+static fan fan_outside(rl_net *net, outside *o)
+{
+    memset(o, 0, sizeof(*o));
+    return (fan){.net = net,
+                 .cmd = &o->none,
+                 .res = o->scratch,
+                 .n = net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES,
+                 .settling = 1};
+}
+
 /* After poll, outside a call (drain, listen): serve every ready node, its
  * outcome going to f's scratch results nobody reads. */
 static void serve_ready(fan *f, const struct pollfd *pfd, const int *map, int np, uint64_t now)
@@ -592,12 +609,8 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
     /* The same reading as in a call (node_read: reply cap, stray replies,
      * handshake gate, late-reply stats, NOSCRIPT retries), with no command of
      * its own: outcomes land in a scratch array nobody reads. */
-    rl_result scratch[RL_MAX_NODES];
-    rl_cmd none;
-    memset(&none, 0, sizeof(none));
-    memset(scratch, 0, sizeof(scratch));
-    fan f = {
-        .net = net, .cmd = &none, .res = scratch, .n = net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES, .settling = 1};
+    outside o;
+    fan f = fan_outside(net, &o);
     for (;;) {
         struct pollfd pfd[RL_MAX_NODES];
         int map[RL_MAX_NODES], np = 0;
@@ -625,12 +638,8 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
     /* The reading of a call (node_read: reply cap, stray replies, handshake
      * gate) with no command of its own, like rl_net_drain; pushes go to each
      * connection's on_push. */
-    rl_result scratch[RL_MAX_NODES];
-    rl_cmd none;
-    memset(&none, 0, sizeof(none));
-    memset(scratch, 0, sizeof(scratch));
-    fan f = {
-        .net = net, .cmd = &none, .res = scratch, .n = net->n < RL_MAX_NODES ? net->n : RL_MAX_NODES, .settling = 1};
+    outside o;
+    fan f = fan_outside(net, &o);
     for (;;) {
         struct pollfd pfd[RL_MAX_NODES];
         int map[RL_MAX_NODES], np = 0;
