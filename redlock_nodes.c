@@ -194,25 +194,28 @@ static zend_string *distinct_id(const rl_node_conf *conf, int n)
 #define RL_DISTINCT_MS 60000u
 #define RL_DISTINCT_MAX 256u
 
-static bool distinct_known(const rl_node_conf *conf, int n)
+/* rl_node_confs_find_same_server(), unless this worker found the same list
+ * distinct less than RL_DISTINCT_MS ago (the time of that check counts, not
+ * of the latest use: a list in constant use is checked again each minute). */
+static int find_same_server(const rl_node_conf *conf, int n, int *first, int *second)
 {
-    if (n < 2) return true;
-    zend_string *id = distinct_id(conf, n);
-    zval *at = zend_hash_find(&REDLOCK_G(distinct), id);
-    zend_string_release(id);
-    return at && rl_clock_monotonic.now_us(NULL) / 1000u - (uint64_t)Z_LVAL_P(at) < RL_DISTINCT_MS;
-}
-
-static void distinct_remember(const rl_node_conf *conf, int n)
-{
-    if (n < 2) return;
+    if (n < 2) return 0;
     HashTable *ht = &REDLOCK_G(distinct);
-    if (zend_hash_num_elements(ht) >= RL_DISTINCT_MAX) zend_hash_clean(ht);
     zend_string *id = distinct_id(conf, n);
-    zval at;
-    ZVAL_LONG(&at, (zend_long)(rl_clock_monotonic.now_us(NULL) / 1000u));
-    zend_hash_str_update(ht, ZSTR_VAL(id), ZSTR_LEN(id), &at);
+    uint64_t now_ms = rl_clock_monotonic.now_us(NULL) / 1000u;
+    zval *at = zend_hash_find(ht, id);
+    int dup = 0;
+    if (!at || now_ms - (uint64_t)Z_LVAL_P(at) >= RL_DISTINCT_MS) {
+        dup = rl_node_confs_find_same_server(conf, n, first, second);
+        if (dup == 0) {
+            zval when;
+            if (!at && zend_hash_num_elements(ht) >= RL_DISTINCT_MAX) zend_hash_clean(ht);
+            ZVAL_LONG(&when, (zend_long)now_ms);
+            zend_hash_str_update(ht, ZSTR_VAL(id), ZSTR_LEN(id), &when); /* a persistent copy of the key */
+        }
+    }
     zend_string_release(id);
+    return dup;
 }
 
 static const node_key node_keys[] = {
@@ -456,12 +459,11 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
      * user does not make it another node; host names are compared by their
      * addresses, socket paths by the file they name */
     int first, second;
-    int dup = distinct_known(g->conf, g->n) ? 0 : rl_node_confs_find_same_server(g->conf, g->n, &first, &second);
+    int dup = find_same_server(g->conf, g->n, &first, &second);
     if (dup < 0) {
         zend_throw_error(NULL, "out of memory");
         return FAILURE;
     }
-    if (!dup) distinct_remember(g->conf, g->n);
     if (dup) {
         char name[128], other[128];
         rl_node_conf_name(&g->conf[second], name, sizeof(name));
