@@ -1,11 +1,12 @@
 /* ports.h -- a free loopback TCP port for a test redis-server, outside the
  * kernel's ephemeral range: a node restarted on its port must not find it
  * taken meanwhile as the source port of some client connection (the same
- * rule as tests/nodes.sh). */
+ * rule as tests/nodes.sh); and a connection to such a server. */
 #ifndef RL_TEST_PORTS_H
 #define RL_TEST_PORTS_H
 
 #include <arpa/inet.h>
+#include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,20 @@ static int free_port(void)
         if (port_is_free(p)) return p;
     }
     return -1;
+}
+
+/* A blocking hiredis connection to a test server on 127.0.0.1:port, 1 s
+ * timeouts; NULL when it does not answer. */
+static redisContext *loopback_connect(int port)
+{
+    struct timeval tv = {1, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+    if (!c || c->err) {
+        if (c) redisFree(c);
+        return NULL;
+    }
+    redisSetTimeout(c, tv);
+    return c;
 }
 
 #endif

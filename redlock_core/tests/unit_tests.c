@@ -1192,13 +1192,8 @@ static pid_t spawn_redis(int i, int port)
 
 static redisContext *admin_connect(int i)
 {
-    struct timeval tv = {1, 0};
-    redisContext *c = redisConnectWithTimeout("127.0.0.1", g_node[i].port, tv);
-    if (!c || c->err) {
-        if (c) redisFree(c);
-        return NULL;
-    }
-    redisSetTimeout(c, tv);
+    redisContext *c = loopback_connect(g_node[i].port);
+    if (!c) return NULL;
     if (g_node[i].pw[0]) {
         redisReply *r = redisCommand(c, "AUTH %s", g_node[i].pw);
         if (r) freeReplyObject(r);

@@ -44,17 +44,7 @@ static void msleep(int ms) { rl_clock_monotonic.sleep_us(NULL, (uint64_t)ms * 10
 
 /* ---- nodes ---- */
 
-static redisContext *admin_connect(int i)
-{
-    struct timeval tv = {1, 0};
-    redisContext *c = redisConnectWithTimeout("127.0.0.1", g_node[i].port, tv);
-    if (!c || c->err) {
-        if (c) redisFree(c);
-        return NULL;
-    }
-    redisSetTimeout(c, tv);
-    return c;
-}
+static redisContext *admin_connect(int i) { return loopback_connect(g_node[i].port); }
 
 /* the value of key on node i: 1 when it equals want, 0 when not, -1 unreachable */
 static int admin_has(int i, const char *key, const char *want)
