@@ -156,11 +156,12 @@ typedef struct rl_result {
     char reason[RL_REASON_LEN];
     rl_reply reply;
     uint64_t latency_us;
-    int sent; /* the command may have reached the node */
+    int sent;   /* the command may have reached the node */
+    int resent; /* sent again on a new connection: the old one broke after the node may have run it */
 } rl_result;
 
 /* ---- one command to all nodes ---- */
-#define RL_MAX_ARGS 8
+#define RL_MAX_ARGS 10
 
 /* What a command does to a lock key, so the connection can keep a release in
  * order behind the SET it undoes (a stalled node gets no new SET, but always

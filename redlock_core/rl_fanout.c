@@ -104,6 +104,7 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
         return -1;
     }
     if (cmd->op == RL_OP_RELEASE) rlc_owed_del(c, cmd->tag); /* in order behind its SET from now on */
+    if (r->sent) r->resent = 1; /* the old connection may have delivered it: an answer here speaks of both */
     r->sent = 1;
     c->sent_us = now;
     if (c->state == ST_READY) {

@@ -11,8 +11,12 @@
  * when the key's channel has subscribers (else one PUBSUB NUMSUB is all it
  * costs), on one shard with subscribers, chosen from the token so that every
  * node picks the same; through pcall, so that a user whose ACL refuses
- * pub/sub still releases. */
+ * pub/sub still releases.
+ * With a second key (KEYS[2], ARGV[2]: the attempt's key and nonce, see
+ * rl_acquire) it is the cleanup of one failed attempt with a caller-chosen
+ * token: it deletes only what that attempt set. */
 const char rl_script_release[] =
+    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[2] then return 0 end redis.call(\"del\",KEYS[2]) end "
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
     "if type(s) == \"table\" and s[2] and s[2] > 0 then "
@@ -22,13 +26,19 @@ const char rl_script_release[] =
     "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
     "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. ARGV[1]) break end end end end "
     "return r else return 0 end";
-const char rl_script_release_sha[] = "118043f136096141adefee3c2e6e1a274b0f2309";
-/* A waiter's attempt: SET NX PX, and when it set the key, "acquired" to the
- * waiters of its shard (ARGV[3]), so that those holding back stand down. */
+const char rl_script_release_sha[] = "0c4c1e803efec0a2518871ebd212faa812135101";
+/* An attempt done by script: SET NX PX, and when it set the key,
+ * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
+ *   holding back stand down (a waiter's attempt);
+ * - with a second key, the attempt's nonce (ARGV[4]) in KEYS[2], with the
+ *   same TTL (an attempt with a caller-chosen token: its cleanup, the release
+ *   script with that key, then deletes only what this attempt set). */
 const char rl_script_acquire[] =
     "local r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) "
-    "if r then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1] .. \"\\0\" .. ARGV[3],\"acquired\") end return r";
-const char rl_script_acquire_sha[] = "4d1312c5d29637abc73fdbdfcdaab31a23c12174";
+    "if r then if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
+    "if ARGV[3] ~= \"\" then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1] .. \"\\0\" .. ARGV[3],\"acquired\") end "
+    "end return r";
+const char rl_script_acquire_sha[] = "cdd2f51f53ab95026361d0f7b8ed3ea5dfb3072f";
 const char rl_script_extend[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
 const char rl_script_extend_sha[] = "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10";
@@ -111,16 +121,9 @@ int rl_quorum_decided(const rl_result *res, int n, rl_yes_fn yes, const void *ud
     return t.ok >= q || t.ok + t.pending < q;
 }
 
-/* ud non-NULL: a caller-chosen token. A failed attempt then waits for every
- * node's answer, so its cleanup can spare the nodes that refused (the key
- * there may be our own earlier lock with that token); success is still
- * decided at quorum. */
 static int decide_ok_set(void *ud, const rl_result *res, int n)
 {
-    if (ud) {
-        tally t = count(res, n, is_ok_status);
-        return t.ok >= rl_quorum(n) || t.pending == 0;
-    }
+    (void)ud;
     return rl_quorum_decided(res, n, is_ok_status, NULL);
 }
 static int decide_ok_one(void *ud, const rl_result *res, int n)
@@ -194,12 +197,32 @@ static void script_cmd(rl_cmd *cmd, const char *script, const char *sha, const c
     cmd->script = script;
 }
 
-static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
+static void release_tag(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
 {
-    script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, NULL, 0);
     /* a connection keeps it in order behind the SET it undoes */
     cmd->op = RL_OP_RELEASE;
     cmd->tag = rl_lock_tag(key, keylen, token, strlen(token));
+}
+
+/* An attempt with a caller-chosen token, and its cleanup: EVALSHA sha 2 key
+ * nkey token ... (see rl_script_acquire, rl_script_release). */
+static void nonce_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen,
+                      const char *nkey, const char *token, size_t token_len)
+{
+    memset(cmd, 0, sizeof(*cmd));
+    arg(cmd, "EVALSHA", 7);
+    arg(cmd, sha, RL_TOKEN_LEN);
+    arg(cmd, "2", 1);
+    arg(cmd, key, keylen);
+    arg(cmd, nkey, keylen + 2);
+    arg(cmd, token, token_len);
+    cmd->script = script;
+}
+
+static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
+{
+    script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, NULL, 0);
+    release_tag(cmd, key, keylen, token);
 }
 
 /* The spec's validity check after a round trip from t0 to t1: the lock counts
@@ -317,16 +340,43 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         info->token_len = RL_TOKEN_LEN;
     }
 
-    memset(&set, 0, sizeof(set));
-    arg(&set, "SET", 3);
-    arg(&set, key, keylen);
-    arg(&set, info->token, info->token_len);
-    arg(&set, "NX", 2);
-    arg(&set, "PX", 2);
-    arg(&set, ttlbuf, fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms));
+    /* A caller-chosen token may hold the key already: an earlier lock() with
+     * it, here or in another process (API.md: a second lock() is a conflict).
+     * A node whose SET timed out then looks the same whether this attempt set
+     * the key or the earlier lock holds it, and a token-checked cleanup there
+     * would delete the earlier lock: two holders. So such an attempt is a
+     * script that also writes a nonce of its own next to the key (nkey: the
+     * key, NUL, 'a', which no resource can name; same TTL), and its cleanup
+     * deletes the key only on a node where that nonce is found, i.e. where
+     * this very attempt set it. A fresh nonce per attempt: the cleanup of one
+     * attempt never touches what a later one set. */
+    int nonced = o->token != NULL;
+    char nkey[RL_MAX_KEY + 2], nonce[RL_TOKEN_LEN + 1], noshard[1] = {'\0'};
+    size_t ttllen = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
+    if (nonced) {
+        if (keylen > RL_MAX_KEY) return RL_ERROR;
+        memcpy(nkey, key, keylen);
+        nkey[keylen] = '\0';
+        nkey[keylen + 1] = 'a';
+        nonce_cmd(&set, rl_script_acquire, rl_script_acquire_sha, key, keylen, nkey, info->token, info->token_len);
+        arg(&set, ttlbuf, ttllen);
+        arg(&set, noshard, 0);
+        arg(&set, nonce, RL_TOKEN_LEN);
+        nonce_cmd(&rel, rl_script_release, rl_script_release_sha, key, keylen, nkey, info->token, info->token_len);
+        arg(&rel, nonce, RL_TOKEN_LEN);
+        release_tag(&rel, key, keylen, info->token);
+    } else {
+        memset(&set, 0, sizeof(set));
+        arg(&set, "SET", 3);
+        arg(&set, key, keylen);
+        arg(&set, info->token, info->token_len);
+        arg(&set, "NX", 2);
+        arg(&set, "PX", 2);
+        arg(&set, ttlbuf, ttllen);
+        release_cmd(&rel, key, keylen, info->token);
+    }
     set.op = RL_OP_SET;
     set.tag = rl_lock_tag(key, keylen, info->token, info->token_len);
-    release_cmd(&rel, key, keylen, info->token);
     /* after a failed attempt the release is only queued: each connection
      * keeps it behind our SET, so a hung node costs the next attempt nothing */
     rel.nowait = 1;
@@ -345,19 +395,27 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     char shard[2] = {'0', '\0'};
     if (w) shard[0] = (char)('0' + random_below(c, RL_WAKE_SHARDS)); /* (no random drawn without a waiter) */
     if (w && w->subscribe(w->ctx, key, keylen, shard[0] - '0') != 0) w = NULL;
-    if (w) {
-        script_cmd(&ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, strlen(ttlbuf));
+    if (w && nonced) {
+        ann = set;
+        ann.argv[7] = shard; /* ARGV[3] */
+        ann.argvlen[7] = 1;
+    } else if (w) {
+        script_cmd(&ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, ttllen);
         arg(&ann, shard, 1);
         ann.op = RL_OP_SET;
         ann.tag = set.tag;
     }
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
+        if (nonced && rl_make_token(c->rnd, nonce) != 0) {
+            outcome = RL_ERROR;
+            break;
+        }
         uint64_t t0 = c->clock->now_us(c->clock->ctx);
         /* a waiter's later attempts tell the other waiters of its shard when
          * they win, if there are some that hold back (three or more) */
         const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &ann : &set;
-        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide_ok_set, o->token ? (void *)o : NULL) != 0) {
+        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide_ok_set, NULL) != 0) {
             outcome = RL_ERROR;
             break;
         }
@@ -367,16 +425,15 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         fill_call(call, res, n, is_ok_status);
         /* spec: on failure, unlock all instances, including those that did
          * not answer (their SET may still land). Not those that answered nil:
-         * our SET did not land there (with a random token the release would
-         * find nothing of ours: skipping it spares each contended attempt up
-         * to n - 1 scripts); with a caller-chosen token the key they hold may
-         * be our own earlier lock() with that token, which a failed attempt
-         * must not delete (every node's answer is then awaited: see
-         * decide_ok_set). */
+         * our SET did not land there (the release would find nothing of this
+         * attempt: skipping it spares each contended attempt up to n - 1
+         * scripts). A nil is that proof only when the SET went out once: one
+         * sent again on a new connection (the old one broke after the server
+         * may have run it) answers nil because the first one set the key. */
         int any = 0;
         rel.skip = 0;
         for (int i = 0; i < n; i++) {
-            int refused = res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL;
+            int refused = res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL && !res[i].resent;
             any |= res[i].sent && !refused;
             if (refused) rel.skip |= (uint64_t)1 << i;
         }

@@ -420,6 +420,8 @@ static void test_script_sha(void)
     CHECK_STR(hex, rl_script_release_sha);
     sha1_hex(rl_script_extend, strlen(rl_script_extend), hex);
     CHECK_STR(hex, rl_script_extend_sha);
+    sha1_hex(rl_script_acquire, strlen(rl_script_acquire), hex);
+    CHECK_STR(hex, rl_script_acquire_sha);
 }
 
 /* ---- real redis-server processes on unix sockets ---- */

@@ -261,9 +261,16 @@ static void test_acquire_caller_token(void)
         CHECK_EQ(info.token_len, ok_lens[k]);
         CHECK_EQ(strlen(info.token), ok_lens[k]);
         CHECK(memcmp(info.token, tok, ok_lens[k]) == 0);
-        CHECK_EQ(F.calls[0].kind, 'S');
-        CHECK_EQ(F.calls[0].argvlen[2], ok_lens[k]);
-        CHECK_EQ(F.rnd.calls, 0); /* no random token made */
+        /* the attempt's script: EVALSHA sha 2 key key\0a token ttl "" nonce */
+        CHECK_EQ(F.calls[0].kind, 'A');
+        CHECK_EQ(F.calls[0].argc, 9);
+        CHECK_STR(F.calls[0].argv[2], "2");
+        CHECK_EQ(F.calls[0].argvlen[4], 3);
+        CHECK(memcmp(F.calls[0].argv[4], "k\0a", 3) == 0);
+        CHECK_EQ(F.calls[0].argvlen[5], ok_lens[k]);
+        CHECK_EQ(F.calls[0].argvlen[7], 0);
+        CHECK_EQ(F.calls[0].argvlen[8], RL_TOKEN_LEN);
+        CHECK_EQ(F.rnd.calls, 1); /* the attempt's nonce, no random token */
     }
     /* 15 and 129 bytes: refused before anything is sent */
     size_t bad_lens[] = {RL_TOKEN_MIN - 1, RL_TOKEN_MAX + 1, 0};
@@ -287,7 +294,10 @@ static void test_acquire_caller_token_release_and_held(void)
     fake_set_all(F.set, 2, FO_NIL, 0, 0);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_CONFLICT);
     CHECK_EQ(F.calls[1].kind, 'R');
-    CHECK_STR(F.calls[1].argv[4], tok);
+    /* the cleanup names the attempt's nonce: EVALSHA sha 2 key key\0a token nonce */
+    CHECK_STR(F.calls[1].argv[2], "2");
+    CHECK_STR(F.calls[1].argv[5], tok);
+    CHECK_STR(F.calls[1].argv[6], F.calls[0].argv[8]);
 
     fake_init(&F, 3);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
@@ -298,8 +308,10 @@ static void test_acquire_caller_token_release_and_held(void)
 }
 
 /* A failed attempt releases on the nodes where our SET may have landed (OK,
- * timed out), never on those that answered nil: with a caller's token the key
- * there may be our own earlier lock (lock() twice with one token). */
+ * timed out), never on those that answered nil. With a caller's token the key
+ * on a node that timed out may be our own earlier lock (lock() twice with one
+ * token): its cleanup is the nonce-checked script (rl_script_release with the
+ * attempt's key), which deletes only what this attempt set. */
 static void test_failed_attempt_spares_nil_nodes(void)
 {
     rl_lock_info info;
@@ -317,22 +329,33 @@ static void test_failed_attempt_spares_nil_nodes(void)
     REQUIRE(F.ncalls == 2);
     CHECK_EQ(F.calls[1].kind, 'R');
     CHECK(F.calls[1].nowait);
-    CHECK_STR(F.node_log[0], "SR");
-    CHECK_STR(F.node_log[1], "SR");
-    CHECK_STR(F.node_log[2], "S");
-    CHECK_STR(F.node_log[3], "S");
-    CHECK_STR(F.node_log[4], "SR");
-    /* with a caller's token a failure waits for every answer (a pending node
-     * would get the release): all refused, nothing released at all */
+    CHECK_STR(F.calls[1].argv[6], F.calls[0].argv[8]); /* nonce-checked */
+    CHECK_STR(F.node_log[0], "AR");
+    CHECK_STR(F.node_log[1], "AR");
+    CHECK_STR(F.node_log[2], "A");
+    CHECK_STR(F.node_log[3], "A");
+    CHECK_STR(F.node_log[4], "AR");
+    /* a failure is decided at quorum with a caller's token too: the node not
+     * awaited gets the nonce-checked cleanup */
     fake_init(&F, 3);
     fake_set_all(F.set, 3, FO_NIL, 0, 0);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_CONFLICT);
-    CHECK_EQ(delivered(&F.calls[0]), 3);
-    CHECK_EQ(F.ncalls, 1);
-    /* ... success is still decided at quorum */
+    CHECK_EQ(delivered(&F.calls[0]), 2);
+    CHECK_STR(F.node_log[2], "AR");
+    /* ... success too */
     fake_init(&F, 5);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
     CHECK_EQ(delivered(&F.calls[0]), 3);
+    /* each attempt has a nonce of its own: one attempt's cleanup never
+     * deletes what a later attempt set */
+    rl_opts o2 = o;
+    o2.retry_count = 1;
+    fake_init(&F, 3);
+    fake_set_all(F.set, 3, FO_NIL, 0, 0);
+    CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o2, &info, NULL), RL_CONFLICT);
+    REQUIRE(F.ncalls == 4);
+    CHECK(strcmp(F.calls[0].argv[8], F.calls[2].argv[8]) != 0);
+    CHECK_STR(F.calls[3].argv[6], F.calls[2].argv[8]);
     /* a random token decides a failure at quorum; the release goes to the
      * node whose answer was not awaited (its SET may still land), not to the
      * two that answered nil (nothing of ours there) */

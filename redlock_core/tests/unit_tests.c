@@ -2139,7 +2139,7 @@ static void scripted_stop(scripted *s)
 }
 
 #define HS_REPLIES \
-    "$40\r\n118043f136096141adefee3c2e6e1a274b0f2309\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\n4d1312c5d29637abc73fdbdfcdaab31a23c12174\r\n"
+    "$40\r\n0c4c1e803efec0a2518871ebd212faa812135101\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\ncdd2f51f53ab95026361d0f7b8ed3ea5dfb3072f\r\n"
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
