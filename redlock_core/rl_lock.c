@@ -183,18 +183,27 @@ static void arg(rl_cmd *cmd, const char *s, size_t len)
     cmd->argvlen[cmd->argc++] = len;
 }
 
-/* EVALSHA sha 1 key token [extra]: the token-checked scripts of the spec */
-static void script_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen,
-                       const char *token, const char *extra, size_t extralen)
+/* EVALSHA sha numkeys key [nkey] token: the token-checked scripts of the spec
+ * (nkey: the attempt's key of a caller-chosen token, see rl_acquire) */
+static void eval_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen, const char *nkey,
+                     const char *token, size_t token_len)
 {
     memset(cmd, 0, sizeof(*cmd));
     arg(cmd, "EVALSHA", 7);
     arg(cmd, sha, RL_TOKEN_LEN);
-    arg(cmd, "1", 1);
+    arg(cmd, nkey ? "2" : "1", 1);
     arg(cmd, key, keylen);
-    arg(cmd, token, strlen(token));
-    if (extra) arg(cmd, extra, extralen);
+    if (nkey) arg(cmd, nkey, keylen + 2);
+    arg(cmd, token, token_len);
     cmd->script = script;
+}
+
+/* EVALSHA sha 1 key token [extra] */
+static void script_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen,
+                       const char *token, const char *extra, size_t extralen)
+{
+    eval_cmd(cmd, script, sha, key, keylen, NULL, token, strlen(token));
+    if (extra) arg(cmd, extra, extralen);
 }
 
 static void release_tag(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
@@ -202,21 +211,6 @@ static void release_tag(rl_cmd *cmd, const char *key, size_t keylen, const char 
     /* a connection keeps it in order behind the SET it undoes */
     cmd->op = RL_OP_RELEASE;
     cmd->tag = rl_lock_tag(key, keylen, token, strlen(token));
-}
-
-/* An attempt with a caller-chosen token, and its cleanup: EVALSHA sha 2 key
- * nkey token ... (see rl_script_acquire, rl_script_release). */
-static void nonce_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen,
-                      const char *nkey, const char *token, size_t token_len)
-{
-    memset(cmd, 0, sizeof(*cmd));
-    arg(cmd, "EVALSHA", 7);
-    arg(cmd, sha, RL_TOKEN_LEN);
-    arg(cmd, "2", 1);
-    arg(cmd, key, keylen);
-    arg(cmd, nkey, keylen + 2);
-    arg(cmd, token, token_len);
-    cmd->script = script;
 }
 
 static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
@@ -358,11 +352,11 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         memcpy(nkey, key, keylen);
         nkey[keylen] = '\0';
         nkey[keylen + 1] = 'a';
-        nonce_cmd(&set, rl_script_acquire, rl_script_acquire_sha, key, keylen, nkey, info->token, info->token_len);
+        eval_cmd(&set, rl_script_acquire, rl_script_acquire_sha, key, keylen, nkey, info->token, info->token_len);
         arg(&set, ttlbuf, ttllen);
         arg(&set, noshard, 0);
         arg(&set, nonce, RL_TOKEN_LEN);
-        nonce_cmd(&rel, rl_script_release, rl_script_release_sha, key, keylen, nkey, info->token, info->token_len);
+        eval_cmd(&rel, rl_script_release, rl_script_release_sha, key, keylen, nkey, info->token, info->token_len);
         arg(&rel, nonce, RL_TOKEN_LEN);
         release_tag(&rel, key, keylen, info->token);
     } else {
