@@ -573,47 +573,18 @@ static void rlc_set_nodelay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-/* Start a non-blocking connect. Returns 0 (connecting or ready) or -1 with r failed. */
-int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
+/* A new socket and its non-blocking connect, into c->fd and c->state.
+ * Returns 0 (connecting or connected), -1 when the connect failed (why and
+ * *err set), -2 when there was no socket to try (why set); no socket is left
+ * on failure. */
+static int rlc_dial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err)
 {
-    char why[RL_REASON_LEN];
-    if (rlc_resolve(c, why, sizeof(why)) != 0) {
-        rlc_fail_res(c, r, RL_E_RESOLVE, why);
-        rlc_start_backoff(c, now, RL_E_RESOLVE, why);
-        return -1;
-    }
     int fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        snprintf(why, sizeof(why), "socket: %s", strerror(errno));
-        rlc_fail_res(c, r, RL_E_IO, why);
-        return -1;
+        snprintf(why, whylen, "socket: %s", strerror(errno));
+        *err = RL_E_IO;
+        return -2;
     }
-    c->reader = redisReaderCreateWithFunctions(&reply_fns);
-    if (!c->reader) {
-        close(fd);
-        rlc_fail_res(c, r, RL_E_NOMEM, NULL);
-        return -1;
-    }
-    c->reader->privdata = c;
-    /* keep the read buffer between replies (it is bounded by RL_REPLY_MAX):
-     * no allocation per cycle */
-    c->reader->maxbuf = 0;
-    c->fd = fd;
-    c->gen = rl_fork_generation();
-    c->olen = c->opos = 0;
-    c->qhead = c->qlen = 0;
-    c->owed_n = 0;
-    c->st.connects++;
-#ifdef RL_HAVE_TLS
-    c->io = c->conf.tls ? &rl_io_tls : &rl_io_plain;
-#else
-    c->io = &rl_io_plain;
-    if (c->conf.tls) {
-        rlc_fail_res(c, r, RL_E_IO, "TLS is not available in this build");
-        rl_conn_close(c);
-        return -1;
-    }
-#endif
     if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen) == 0) {
         /* connected at once (a unix socket): a TLS handshake still runs on the first poll */
         c->state = c->conf.tls ? ST_HANDSHAKE : ST_READY;
@@ -622,21 +593,84 @@ int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
         c->state = ST_CONNECTING;
     } else {
         int e = errno;
-        snprintf(why, sizeof(why), "connect: %s", strerror(e));
-        int err = e == ECONNREFUSED || e == ENOENT ? RL_E_REFUSED : RL_E_IO;
-        rlc_fail_res(c, r, err, why);
-        rl_conn_close(c);
-        rlc_start_backoff(c, now, err, why);
+        snprintf(why, whylen, "connect: %s", strerror(e));
+        *err = e == ECONNREFUSED || e == ENOENT ? RL_E_REFUSED : RL_E_IO;
+        close(fd);
         return -1;
     }
     if (c->addr.ss_family != AF_UNIX) rlc_set_nodelay(fd);
+    c->fd = fd;
+    c->gen = rl_fork_generation();
+    c->dialed_us = now;
+    c->deadline_us = now + (uint64_t)c->conf.connect_timeout_ms * 1000u;
+    return 0;
+}
+
+/* Start a non-blocking connect. Returns 0 (connecting or ready) or -1 with r failed. */
+int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
+{
+    char why[RL_REASON_LEN];
+    int err = RL_E_IO;
+    if (rlc_resolve(c, why, sizeof(why)) != 0) {
+        rlc_fail_res(c, r, RL_E_RESOLVE, why);
+        rlc_start_backoff(c, now, RL_E_RESOLVE, why);
+        return -1;
+    }
+    c->reader = redisReaderCreateWithFunctions(&reply_fns);
+    if (!c->reader) {
+        rlc_fail_res(c, r, RL_E_NOMEM, NULL);
+        return -1;
+    }
+    c->reader->privdata = c;
+    /* keep the read buffer between replies (it is bounded by RL_REPLY_MAX):
+     * no allocation per cycle */
+    c->reader->maxbuf = 0;
+    c->olen = c->opos = 0;
+    c->qhead = c->qlen = 0;
+    c->owed_n = 0;
+#ifndef RL_HAVE_TLS
+    if (c->conf.tls) {
+        rlc_fail_res(c, r, RL_E_IO, "TLS is not available in this build");
+        rl_conn_close(c);
+        return -1;
+    }
+#endif
+    int d = rlc_dial(c, now, why, sizeof(why), &err);
+    if (d != 0) {
+        rlc_fail_res(c, r, err, why);
+        rl_conn_close(c);
+        if (d == -1) rlc_start_backoff(c, now, err, why); /* (no socket: nothing says the node is down) */
+        return -1;
+    }
+    c->st.connects++;
+#ifdef RL_HAVE_TLS
+    c->io = c->conf.tls ? &rl_io_tls : &rl_io_plain;
+#else
+    c->io = &rl_io_plain;
+#endif
     if (rlc_queue_handshake(c, now, ident) != 0) {
         rlc_fail_res(c, r, RL_E_NOMEM, NULL);
         rl_conn_close(c);
         return -1;
     }
-    c->deadline_us = now + (uint64_t)c->conf.connect_timeout_ms * 1000u;
     return 0;
+}
+
+/* A connect begun by an earlier call failed: that is old news (the server
+ * may have come back since). Nothing was written on it, so its buffered
+ * commands (its handshake, a queued release) go out on a new connect, begun
+ * now. Returns 0, or -1 with why (the connection is then closed). */
+int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err)
+{
+    if (c->fd < 0 || c->state != ST_CONNECTING || c->opos != 0) return -1;
+    close(c->fd);
+    c->fd = -1;
+    if (rlc_dial(c, now, why, whylen, err) == 0) {
+        c->st.connects++;
+        return 0;
+    }
+    rl_conn_close(c);
+    return -1;
 }
 
 /* Write what is buffered. 0 ok (maybe partial), -1 on a broken connection. */

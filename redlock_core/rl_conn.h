@@ -105,6 +105,7 @@ struct rl_conn {
     char io_err[RL_REASON_LEN]; /* why the session layer failed a read/write ("" none) */
     int io_read_any;            /* the session has delivered data */
     uint64_t gen;               /* fork generation that opened fd */
+    uint64_t dialed_us;         /* when its connect began */
     redisReader *reader;
     char *obuf;
     size_t olen, opos, ocap;
@@ -162,6 +163,7 @@ void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
 void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why);
 void rlc_fail_down(rl_conn *c, rl_result *r);
 int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
+int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);
 int rlc_stalled(const rl_conn *c, uint64_t now);
 /* connecting: the TCP connect or the session handshake is not done */
 static inline int rlc_connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }

@@ -22,6 +22,9 @@ struct fan {
     int ident;          /* more than one node: learn each server's run_id on connect */
     int settling;       /* decided: only writes and handshakes are still served */
     int ident_seen;     /* a run_id arrived in this pass: the decision may now stand */
+    uint64_t t0;        /* when the call began */
+    uint64_t held;      /* nodes skipped for their back-off (failed, provisionally: see held_matter) */
+    uint64_t stalled;   /* nodes that fell behind, watched until they catch up or their deadline */
 };
 
 static int same_as_other(fan *f, int i, char *why, size_t whylen)
@@ -59,8 +62,11 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
     if (c->fd >= 0 && rlc_connecting(c) && now >= c->deadline_us) {
         /* a connect begun by a call that did not wait (a queued release) and
-         * never seen through: nothing of ours was written on it */
-        rl_conn_close(c);
+         * never seen through: nothing was written on it, so what it holds
+         * (that release) goes out on a new connect; a TLS handshake under
+         * way is given up */
+        int err;
+        if (rlc_redial(c, now, why, sizeof(why), &err) != 0 && c->fd >= 0) rl_conn_close(c);
     }
     if (c->fd >= 0 && c->state == ST_READY && rlc_stalled(c, now)) {
         catch_up(f, i, now);
@@ -73,17 +79,22 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
         /* a release this connection owes goes behind its SET, whatever the
          * state of the node; anything else would only pile up */
         if (!(cmd->op == RL_OP_RELEASE && rlc_owed_find(c, cmd->tag) >= 0)) {
-            snprintf(why, sizeof(why), "stalled (%d replies outstanding, oldest %llu ms)", c->qlen,
-                     c->qlen ? (unsigned long long)((now - c->q[c->qhead].sent_us) / 1000u) : 0ull);
-            rlc_fail_res(c, r, RL_E_STALLED, why);
-            return -1;
+            /* no new work for now, but it may catch up within this call (a
+             * node resumed a moment ago): watched until its deadline, and
+             * sent the command once it has (see catch_up_stalled) */
+            f->stalled |= (uint64_t)1 << i;
+            c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+            return 0;
         }
     }
     c->reused = c->fd >= 0;
     c->retried = !allow_retry;
     if (c->fd < 0) {
         if (now < c->down_until_us && !f->ignore_backoff) {
-            rlc_fail_down(c, r);
+            /* skipped while its answer cannot change the outcome (held_matter) */
+            f->held |= (uint64_t)1 << i;
+            r->state = RL_FAILED;
+            r->err = RL_E_DOWN;
             return -1;
         }
         if (rlc_conn_open(c, r, now, f->ident) != 0) return -1;
@@ -369,6 +380,9 @@ static int connect_done(fan *f, int i, uint64_t now)
     if (err) {
         snprintf(why, sizeof(why), "connect: %s", strerror(err));
         int code = err == ECONNREFUSED ? RL_E_REFUSED : RL_E_IO;
+        /* begun by an earlier call (a queued release): old news, the server
+         * may be back; its buffer goes out on a connect begun now */
+        if (c->dialed_us < f->t0 && rlc_redial(c, now, why, sizeof(why), &code) == 0) return 0;
         rl_conn_close(c); /* nothing was written: no connection, nothing ran */
         if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], code, why);
         rlc_start_backoff(c, now, code, why);
@@ -424,6 +438,85 @@ static int any_pending(const rl_result *res, int n)
 static int needs_settling(const rl_conn *c)
 {
     return c->fd >= 0 && (rlc_connecting(c) || (c->hs_pending && c->olen > c->hs_end));
+}
+
+static void stalled_why(const rl_conn *c, uint64_t now, char *why, size_t whylen)
+{
+    snprintf(why, whylen, "stalled (%d replies outstanding, oldest %llu ms)", c->qlen,
+             c->qlen ? (unsigned long long)((now - c->q[c->qhead].sent_us) / 1000u) : 0ull);
+}
+
+/* A node that fell behind, watched during the call (node_send): once it has
+ * caught up (or the server ended the connection) it gets the command, until
+ * its deadline. Returns 1 when res[i] got its outcome. */
+static int stalled_step(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    uint64_t bit = (uint64_t)1 << i;
+    if (r->state != RL_PENDING) {
+        f->stalled &= ~bit;
+        return 1;
+    }
+    if (c->fd < 0 || !rlc_stalled(c, now)) {
+        f->stalled &= ~bit;
+        return node_send(f, i, now, 1) != 0;
+    }
+    if (now < c->deadline_us) return 0;
+    char why[RL_REASON_LEN];
+    f->stalled &= ~bit;
+    stalled_why(c, now, why, sizeof(why));
+    rlc_fail_res(c, r, RL_E_STALLED, why);
+    return 1;
+}
+
+/* Nodes skipped for their back-off count as failed only while their answers
+ * could not change the outcome (the call is decided with them pending too).
+ * Else they are tried now, in this call: a node back from a restart must not
+ * cost a call that the others cannot decide. Returns 1 when it sent. */
+static int held_matter(fan *f, rl_decide_fn decide, void *ud, uint64_t now)
+{
+    uint64_t h = f->held;
+    if (!h) return 0;
+    for (int i = 0; i < f->n; i++)
+        if (h >> i & 1) f->res[i].state = RL_PENDING;
+    int d = decide(ud, f->res, f->n);
+    for (int i = 0; i < f->n; i++)
+        if (h >> i & 1) f->res[i].state = RL_FAILED;
+    if (d) return 0;
+    f->held = 0;
+    f->ignore_backoff = 1;
+    for (int i = 0; i < f->n; i++) {
+        if (!(h >> i & 1)) continue;
+        memset(&f->res[i], 0, sizeof(f->res[i]));
+        node_send(f, i, now, 1);
+    }
+    return 1;
+}
+
+static int is_decided(fan *f, rl_decide_fn decide, void *ud, uint64_t now)
+{
+    if (!decide) return 0;
+    while (decide(ud, f->res, f->n))
+        if (!held_matter(f, decide, ud, now)) return 1;
+    return 0;
+}
+
+/* The call returns: nodes still skipped for their back-off, or still behind,
+ * get their reason (and their statistics) now. */
+static void fan_end(fan *f, uint64_t now)
+{
+    for (int i = 0; i < f->n; i++) {
+        rl_conn *c = f->net->conns[i];
+        uint64_t bit = (uint64_t)1 << i;
+        if (f->held & bit) rlc_fail_down(c, &f->res[i]);
+        if ((f->stalled & bit) && f->res[i].state == RL_PENDING) {
+            char why[RL_REASON_LEN];
+            stalled_why(c, now, why, sizeof(why));
+            rlc_fail_res(c, &f->res[i], RL_E_STALLED, why);
+        }
+    }
+    f->held = f->stalled = 0;
 }
 
 static int do_poll(rl_net *net, struct pollfd *pfd, int np, int wait_ms)
@@ -499,6 +592,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
 
     if (n > RL_MAX_NODES || n > net->n) return -1;
     uint64_t now = clk->now_us(clk->ctx);
+    f.t0 = now;
     memset(res, 0, sizeof(*res) * (size_t)n);
     /* a node in back-off may be skipped only while the others can still
      * make a quorum; when they cannot, every node is tried */
@@ -515,6 +609,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
         if (cmd->nowait && (cmd->skip >> i & 1)) continue;
         if (node_send(&f, i, now, 1) != 0 && decide && decide(ud, res, n)) decided = 1;
     }
+    if (decided) decided = is_decided(&f, decide, ud, now);
     if (cmd->nowait) decided = 1;
     while (!decided) {
         int np = 0;
@@ -539,6 +634,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
                     rlc_q_forget_mine(net->conns[i], cmd);
                     rlc_fail_res(net->conns[i], &res[i], RL_E_IO, why);
                 }
+            fan_end(&f, now);
             return 0;
         }
         now = clk->now_us(clk->ctx);
@@ -554,15 +650,18 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             f.ident_seen = 0;
             if (pfd[k].revents) got = serve(&f, i, pfd[k].revents, now);
             got |= f.ident_seen;
-            if (!decided && !got && res[i].state == RL_PENDING && c->fd >= 0 && now >= c->deadline_us) {
+            if (f.stalled >> i & 1) {
+                got |= stalled_step(&f, i, now);
+            } else if (!decided && !got && res[i].state == RL_PENDING && c->fd >= 0 && now >= c->deadline_us) {
                 on_timeout(&f, i, now);
                 got = 1;
             }
-            if (got && !decided && decide && decide(ud, res, n) && !(f.noscript && any_pending(res, n)) &&
+            if (got && !decided && is_decided(&f, decide, ud, now) && !(f.noscript && any_pending(res, n)) &&
                 !ident_blocking(&f))
                 decided = 1;
         }
     }
+    fan_end(&f, now);
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
         if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))
