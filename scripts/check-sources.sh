@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# check-sources.sh -- the source list is written in three places (redlock_core/Makefile
+# for the core's own builds, config.m4 and config.w32 for the extension); this check
+# fails unless they name the same files, and every tracked redlock*.c / redlock_core/rl_*.c
+# is built. Run by scripts/test.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+fail=0
+norm() { tr ' ' '\n' | sed '/^$/d' | sort -u; }
+
+core_mk=$(sed -n 's/^SRCS *= *//p' redlock_core/Makefile | norm)
+m4_all=$(grep -oE '\[redlock[^]]*\.c\]' config.m4 | tr -d '[]' | norm)
+core_m4=$(echo "$m4_all" | sed -n 's|^redlock_core/||p' | norm)
+glue_m4=$(echo "$m4_all" | grep -v '^redlock_core/' | norm)
+core_w32=$(grep -oE 'ADD_SOURCES\([^,]*redlock_core"[^,]*, *"[^"]*"' config.w32 | sed 's/.*, *"\([^"]*\)"$/\1/' | norm)
+glue_w32=$(grep -oE 'EXTENSION\("redlock", *"[^"]*"' config.w32 | sed 's/.*, *"\([^"]*\)"$/\1/' | norm)
+core_git=$(git ls-files ':(glob)redlock_core/rl_*.c' | sed 's|^redlock_core/||' | norm)
+glue_git=$(git ls-files ':(glob)redlock*.c' | norm)
+
+same() { # what a b
+  if [ "$2" != "$3" ]; then
+    echo "FAIL sources: $1 differ:"; diff <(echo "$2") <(echo "$3") | sed 's/^/    /'; fail=1
+  else
+    echo "ok   sources: $1 ($(echo "$2" | wc -l) files)"
+  fi
+}
+same "core: redlock_core/Makefile SRCS vs config.m4" "$core_mk" "$core_m4"
+same "core: redlock_core/Makefile SRCS vs config.w32" "$core_mk" "$core_w32"
+same "core: redlock_core/Makefile SRCS vs git (redlock_core/rl_*.c)" "$core_mk" "$core_git"
+same "glue: config.m4 vs config.w32" "$glue_m4" "$glue_w32"
+same "glue: config.m4 vs git (redlock*.c)" "$glue_m4" "$glue_git"
+exit $fail
