@@ -57,15 +57,38 @@ res() { echo "clitest:$run:$1"; }
 cli_host() { echo "${1%:*}"; }
 cli_port() { echo "${1##*:}"; }
 rcli() { local a=$1; shift; timeout 2 redis-cli -h "$(cli_host "$a")" -p "$(cli_port "$a")" "$@" 2>/dev/null; }
+# A node that does not answer is an error of the check, never "no key": the
+# counts below then print "unreachable" (not a number: every comparison of
+# the count fails), name the node on stderr and return 1.
+unreachable() { echo "$1: $2" >&2; echo unreachable; return 1; }
 # nodes on which KEY holds exactly VALUE
-held_on() { local n=0 a; for a in "${NODES[@]}"; do [ "$(rcli "$a" GET "$1")" = "$2" ] && n=$((n + 1)); done; echo $n; }
+held_on() {
+    local n=0 a v
+    for a in "${NODES[@]}"; do
+        v=$(rcli "$a" GET "$1") || { unreachable "held_on: $a" "no answer to GET $1"; return 1; }
+        [ "$v" = "$2" ] && n=$((n + 1))
+    done
+    echo $n
+}
 # nodes on which KEY exists
-keys_on() { local n=0 a; for a in "${NODES[@]}"; do [ "$(rcli "$a" EXISTS "$1")" = 1 ] && n=$((n + 1)); done; echo $n; }
+keys_on() {
+    local n=0 a v
+    for a in "${NODES[@]}"; do
+        v=$(rcli "$a" EXISTS "$1")
+        case $v in
+        1) n=$((n + 1)) ;;
+        0) ;;
+        *) unreachable "keys_on: $a" "answered '$v' to EXISTS $1"; return 1 ;;
+        esac
+    done
+    echo $n
+}
 evalsha_calls() {
     local s=0 a c
     for a in "${NODES[@]}"; do
-        c=$(rcli "$a" INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\).*/\1/p')
-        s=$((s + ${c:-0}))
+        c=$(rcli "$a" INFO commandstats) || { unreachable "evalsha_calls: $a" "no answer to INFO"; return 1; }
+        c=$(tr -d '\r' <<<"$c" | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\).*/\1/p')
+        s=$((s + ${c:-0})) # no line: no EVALSHA yet
     done
     echo $s
 }
@@ -82,6 +105,13 @@ start_bg() { env --default-signal=INT,TERM,HUP "$BIN" "$@" 2>"$tmp/bgerr" & bg=$
 
 echo "binary: $BIN"
 echo "nodes: $REDLOCK_TEST_NODES"
+
+# ---- the checks' own helpers: a node that does not answer fails the count, loudly ----
+saved_nodes=("${NODES[@]}"); NODES=("127.0.0.1:1" "${saved_nodes[@]:1}")
+kout=$(keys_on "$(res helper)" 2>"$tmp/kerr"); krc=$?
+hout=$(held_on "$(res helper)" x 2>>"$tmp/kerr"); hrc=$?
+NODES=("${saved_nodes[@]}")
+check keys_on_fails_on_a_dead_node '[ $krc -ne 0 ] && [ $hrc -ne 0 ] && ! [[ "$kout$hout" =~ [0-9] ]] && [ "$(grep -c "127.0.0.1:1" "$tmp/kerr")" -eq 2 ]' "keys_on rc=$krc '$kout', held_on rc=$hrc '$hout', stderr: $(cat "$tmp/kerr")"
 
 # ---- --version, -h, usage errors (64) ----
 v=$("$BIN" --version); rc=$?
@@ -156,8 +186,10 @@ REDLOCK_NODES="127.0.0.1:1" "$BIN" -n "$REDLOCK_TEST_NODES" "$(res nflag)" -- tr
 check nodes_flag_overrides_env '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]' "$rc1 $rc2"
 
 # ---- held while COMMAND runs, extended past its TTL; conflicts; --check ----
-r=$(res held)
-start_bg -t 1000 "$r" -- sleep 5
+r=$(res held); rm -f "$tmp/go"
+# the holder holds until the test says so ($tmp/go; at most 20 s)
+hold_until_go='i=0; while [ ! -e '"$tmp/go"' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done'
+start_bg -t 1000 "$r" -- sh -c "$hold_until_go"
 wait_until 2000 keys_are "$r" 5
 sleep 1.5 # past the TTL: only the extensions keep it
 tokn=$(rcli "${NODES[0]}" GET "$r")
@@ -172,8 +204,17 @@ check conflict_exit_E_quiet '[ $rc -eq 7 ] && [ ! -s "$tmp/err" ]' "rc=$rc $(cat
 check check_locked_0 '[ $rc -eq 0 ]' "rc=$rc"
 t0=$(ms); "$BIN" -w 300 -q "$r" -- true; rc=$?; took=$(( $(ms) - t0 ))
 check wait_runs_out_conflict '[ $rc -eq 1 ] && [ $took -ge 250 ] && [ $took -lt 1500 ]' "rc=$rc took=${took}ms"
-t0=$(ms); "$BIN" -w 5000 "$r" -- true; rc=$?; took=$(( $(ms) - t0 ))
-check wait_acquires_after_release '[ $rc -eq 0 ] && [ $took -ge 100 ] && [ $took -lt 3000 ]' "rc=$rc took=${took}ms"
+# A waiter started while the lock is held; the holder releases 0.5 s later
+# (the test's go). The waiter's COMMAND runs only after that release (it
+# checks for the go file), and within 2 s of it: a retry pause is at most
+# 300 ms (200 + 100 jitter) plus round trips of 50 ms at most; its --wait
+# (5 s from its start) cannot run out before that.
+rm -f "$tmp/waited"
+"$BIN" -w 5000 "$r" -- sh -c 'test -e '"$tmp/go"' && touch '"$tmp/waited" & wpid=$!; started_pids+=("$wpid")
+sleep 0.5
+touch "$tmp/go"; t0=$(ms)
+wait "$wpid"; rc=$?; took=$(( $(ms) - t0 ))
+check wait_acquires_after_release '[ $rc -eq 0 ] && [ -e "$tmp/waited" ] && [ $took -lt 2000 ]' "rc=$rc took=${took}ms after the release"
 wait "$bg"; rc=$?
 check holder_exit_0 '[ $rc -eq 0 ]' "rc=$rc"
 "$BIN" --check "$r"; rc=$?
@@ -203,14 +244,18 @@ acl_cleanup() { for a in "${NODES[@]}"; do rcli "$a" ACL DELUSER "rlcli$run" >/d
 if [ $acl_ok -eq 1 ]; then
     nodes_user=$(printf "redis://rlcli$run@%s," "${NODES[@]}"); nodes_user=${nodes_user%,}
     r=$(res acl)
-    REDLOCK_PASSWORD=Acl-Pw-3 "$BIN" -n "$nodes_user" "$r" -- sh -c 'echo "$PPID $$" >'"$tmp/pids"'; sleep 1' &
-    started_pids+=($!)
+    rm -f "$tmp/go"
+    # COMMAND holds until the checks are done ($tmp/go), not for a fixed time
+    REDLOCK_PASSWORD=Acl-Pw-3 "$BIN" -n "$nodes_user" "$r" -- sh -c 'echo "$PPID $$" >'"$tmp/pids; $hold_until_go" &
+    apid=$!; started_pids+=("$apid")
     wait_until 3000 file_has "$tmp/pids"
     read -r rpid cpid <"$tmp/pids"
     psout=$(ps -o args= -p "$rpid" -p "$cpid" 2>/dev/null)
-    check redlock_password_with_acl_user '[ -n "$psout" ] && [ "$(keys_on "$r")" -eq 5 ]' "$psout"
+    kn=$(keys_on "$r")
+    touch "$tmp/go"
+    check redlock_password_with_acl_user '[ -n "$psout" ] && [ "$kn" = 5 ]' "keys=$kn $psout"
     check password_not_in_ps '! grep -q "Acl-Pw-3" <<<"$psout"' "$psout"
-    wait
+    wait "$apid"
     nodes_uri=$(printf "redis://rlcli$run:Acl-Pw-3@%s," "${NODES[@]}"); nodes_uri=${nodes_uri%,}
     "$BIN" -n "$nodes_uri" "$r" -- true; rc=$?
     check password_in_uri '[ $rc -eq 0 ]' "rc=$rc"
@@ -248,7 +293,7 @@ check lost_detected_within_ttl '[ $took -lt 1000 ]' "took=${took}ms"
 r=$(res lost2); rm -f "$tmp/ready" "$tmp/cpid"
 start_bg -t 1000 --kill-grace 700 "$r" -- sh -c 'trap "" TERM; echo $$ >'"$tmp/cpid"'; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
 wait_until 3000 test -e "$tmp/ready"
-pause3; t0=$(ms)
+t0=$(ms); pause3 # from before the pause: the loss (and so the grace) may begin while the nodes are being paused
 wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
 resume3
 cpid=$(cat "$tmp/cpid")
