@@ -73,6 +73,9 @@ static void usage(FILE *f)
           "      --version             the version (the same as the PHP extension's)\n"
           "\n"
           "Passwords may come from the URI or $REDLOCK_PASSWORD (for nodes whose URI has none).\n"
+          "COMMAND's environment has REDLOCK_RESOURCE, REDLOCK_TOKEN (and REDLOCK_FENCE), no\n"
+          "REDLOCK_PASSWORD, and REDLOCK_NODES without the passwords of its URIs (not at all when\n"
+          "an entry of it does not read as a node).\n"
           "Exit status: COMMAND's (128+N when it died of signal N); the --conflict-exit code on a\n"
           "conflict; 69 when no quorum of nodes could be reached; 64 on a usage error; 70 when the\n"
           "lock was lost while COMMAND ran. See redlock(1).\n",
@@ -373,6 +376,93 @@ static int parse_args(cli *c, int argc, char **argv)
     return -1;
 }
 
+/* ---- COMMAND's environment: no password (CLI.md) ---- */
+
+/* A node list entry without its password: "redis://user:pw@h" ->
+ * "redis://user@h" (a redlock inside COMMAND takes the password from its
+ * own REDLOCK_PASSWORD), "redis://:pw@h" -> "redis://h"; others as they are.
+ * Appended to out (room for len bytes); 0, or -1 when the result does not
+ * read as a node without a password: the caller then drops the whole list. */
+static int entry_without_password(const char *s, size_t len, char *out, size_t *o)
+{
+    size_t skip = len >= 8 && memcmp(s, "redis://", 8) == 0 ? 8 : len >= 9 && memcmp(s, "rediss://", 9) == 0 ? 9 : 0;
+    const char *at = NULL, *colon = NULL;
+    for (size_t i = skip; skip && i < len; i++)
+        if (s[i] == '@') at = s + i; /* the URI parser's rule: the last '@' ends the user info */
+    if (at) colon = memchr(s + skip, ':', (size_t)(at - (s + skip)));
+    size_t start = *o;
+    if (colon) {
+        size_t user = (size_t)(colon - (s + skip));
+        memcpy(out + *o, s, skip + user);
+        *o += skip + user;
+        if (user) out[(*o)++] = '@';
+        memcpy(out + *o, at + 1, (size_t)(s + len - at - 1));
+        *o += (size_t)(s + len - at - 1);
+    } else {
+        memcpy(out + *o, s, len);
+        *o += len;
+    }
+    /* what goes on must parse as a node whose URI holds no password ("user@" is
+     * read with a stand-in password, as parse_nodes does with REDLOCK_PASSWORD) */
+    rl_node_conf conf;
+    char err[160];
+    memset(&conf, 0, sizeof(conf));
+    char *with = uri_with_password(out + start, *o - start, "x");
+    int rc = with ? rl_uri_parse(with, strlen(with), &conf, err, sizeof(err))
+                  : rl_uri_parse(out + start, *o - start, &conf, err, sizeof(err));
+    int ok = rc == 0 && (with || !conf.password);
+    if (rc == 0) rl_node_conf_free(&conf);
+    free(with);
+    return ok ? 0 : -1;
+}
+
+/* Overwrite an environment string's value in place: its old bytes are also
+ * gone from /proc/<redlock>/environ, which COMMAND (same user) could read. */
+static void env_overwrite(char *value, const char *with)
+{
+    size_t old = strlen(value), n = strlen(with);
+    memmove(value, with, n);
+    memset(value + n, 0, old - n);
+}
+
+/* COMMAND's environment is redlock's (COMMAND is exec'ed with environ), so
+ * the passwords go from redlock's: REDLOCK_PASSWORD is wiped and removed
+ * (parse_nodes has its copy), REDLOCK_NODES keeps its nodes without their
+ * passwords, or goes when an entry of it does not read as a node. */
+static int env_without_passwords(void)
+{
+    char *pw = getenv("REDLOCK_PASSWORD");
+    if (pw) {
+        env_overwrite(pw, "");
+        unsetenv("REDLOCK_PASSWORD");
+    }
+    char *list = getenv("REDLOCK_NODES");
+    if (!list) return 0;
+    size_t len = strlen(list), o = 0;
+    char *out = malloc(len + 1);
+    if (!out) return -1;
+    int ok = 1;
+    for (const char *s = list; ok && *s;) {
+        const char *comma = strchr(s, ',');
+        size_t l = comma ? (size_t)(comma - s) : strlen(s);
+        const char *b = s;
+        while (l && (*b == ' ' || *b == '\t')) b++, l--;
+        while (l && (b[l - 1] == ' ' || b[l - 1] == '\t')) l--;
+        if (o) out[o++] = ',';
+        ok = entry_without_password(b, l, out, &o) == 0;
+        s = comma ? comma + 1 : s + strlen(s);
+    }
+    out[o] = '\0';
+    if (ok && strcmp(out, list) != 0) {
+        env_overwrite(list, out); /* never longer: only blanks and passwords went */
+    } else if (!ok) {
+        env_overwrite(list, "");
+        unsetenv("REDLOCK_NODES");
+    }
+    free(out);
+    return 0;
+}
+
 /* ---- running COMMAND ---- */
 
 static uint64_t now_ms(void) { return rl_clock_monotonic.now_us(NULL) / 1000u; }
@@ -503,6 +593,10 @@ int main(int argc, char **argv)
     if (rc >= 0) return rc;
     block_signals();
     rc = parse_nodes(&c);
+    if (rc == 0 && env_without_passwords() != 0) {
+        msg("out of memory");
+        rc = EX_OSERR;
+    }
     if (rc != 0) goto out;
 
     char key[MAX_PREFIX + MAX_RESOURCE + 1];

@@ -259,9 +259,20 @@ if [ $acl_ok -eq 1 ]; then
     nodes_uri=$(printf "redis://rlcli$run:Acl-Pw-3@%s," "${NODES[@]}"); nodes_uri=${nodes_uri%,}
     "$BIN" -n "$nodes_uri" "$r" -- true; rc=$?
     check password_in_uri '[ $rc -eq 0 ]' "rc=$rc"
+    # COMMAND's environment holds no password: no REDLOCK_PASSWORD, REDLOCK_NODES without the URIs'
+    # passwords (user kept: a redlock inside COMMAND, given the password, takes the same nodes).
+    # Looked for with env, in /proc/<COMMAND>/environ and in /proc/<redlock>/environ (COMMAND may read it).
+    rm -f "$tmp/env" "$tmp/environ" "$tmp/penviron"
+    REDLOCK_PASSWORD=Acl-Pw-3 REDLOCK_NODES="$nodes_uri" "$BIN" "$r" -- sh -c 'env >'"$tmp/env"'; tr "\0" "\n" </proc/$$/environ >'"$tmp/environ"'; tr "\0" "\n" </proc/$PPID/environ >'"$tmp/penviron"'; REDLOCK_PASSWORD=Acl-Pw-3 "$0" "$1" -- true' "$BIN" "$(res inner)" 2>"$tmp/err"; rc=$?
+    leaks=$(grep -l "Acl-Pw-3" "$tmp/env" "$tmp/environ" "$tmp/penviron" 2>&1)
+    check command_env_has_no_password '[ $rc -eq 0 ] && [ -s "$tmp/env" ] && [ -s "$tmp/environ" ] && [ -s "$tmp/penviron" ] && [ -z "$leaks" ] && ! grep -q "^REDLOCK_PASSWORD=" "$tmp/env"' "rc=$rc password in: $leaks $(cat "$tmp/err")"
+    check command_env_nodes_without_passwords '[ "$(sed -n "s/^REDLOCK_NODES=//p" "$tmp/env")" = "$nodes_user" ]' "$(grep ^REDLOCK_NODES= "$tmp/env")"
 else
     fail redlock_password_with_acl_user "ACL SETUSER failed"
 fi
+# an entry of REDLOCK_NODES that does not read as a node (with --nodes, it is not used) may hide a password: the variable goes
+REDLOCK_NODES="${NODES[0]},redis://u:Junk-Pw-5@bad host" "$BIN" -n "$REDLOCK_TEST_NODES" "$(res envdrop)" -- env >"$tmp/env"; rc=$?
+check command_env_unreadable_nodes_dropped '[ $rc -eq 0 ] && ! grep -q "Junk-Pw-5" "$tmp/env" && ! grep -q "^REDLOCK_NODES=" "$tmp/env"' "rc=$rc $(grep ^REDLOCK_NODES= "$tmp/env")"
 
 # ---- signals to redlock are forwarded to COMMAND; released after it exits ----
 for sig in INT TERM HUP; do
