@@ -76,6 +76,8 @@ static void usage(FILE *f)
           "COMMAND's environment has REDLOCK_RESOURCE, REDLOCK_TOKEN (and REDLOCK_FENCE), no\n"
           "REDLOCK_PASSWORD, and REDLOCK_NODES without the passwords of its URIs (not at all when\n"
           "an entry of it does not read as a node).\n"
+          "SIGINT, SIGTERM and SIGHUP are passed on to COMMAND; before it runs, they end redlock\n"
+          "(128+N).\n"
           "Exit status: COMMAND's (128+N when it died of signal N); the --conflict-exit code on a\n"
           "conflict; 69 when no quorum of nodes could be reached; 64 on a usage error; 70 when the\n"
           "lock was lost while COMMAND ran. See redlock(1).\n",
@@ -213,6 +215,79 @@ static int parse_nodes(cli *c)
     return 0;
 }
 
+/* ---- signals ---- */
+
+/* SIGINT, SIGTERM and SIGHUP are forwarded to COMMAND (those the caller
+ * ignores, as nohup does, stay ignored); SIGCHLD wakes the wait. All are
+ * blocked from the start and taken with sigtimedwait; one that comes
+ * before COMMAND runs (the lock being taken, --wait) ends redlock: 128+N,
+ * what an attempt may have set is released, COMMAND is not run. */
+static const int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
+static int forward[3];
+static sigset_t wait_set, orig_mask;
+static int got_sig; /* a forwarded signal taken before COMMAND runs */
+
+static void block_signals(void)
+{
+    sigemptyset(&wait_set);
+    sigaddset(&wait_set, SIGCHLD);
+    for (int i = 0; i < 3; i++) {
+        struct sigaction sa;
+        sigaction(forwarded[i], NULL, &sa);
+        forward[i] = sa.sa_handler != SIG_IGN;
+        if (forward[i]) sigaddset(&wait_set, forwarded[i]);
+    }
+    /* a caller that ignores SIGCHLD would make the child unwaitable */
+    signal(SIGCHLD, SIG_DFL);
+    /* before the watchdog thread exists (it blocks all signals anyway) */
+    sigprocmask(SIG_BLOCK, &wait_set, &orig_mask);
+}
+
+static uint64_t now_us(void) { return rl_clock_monotonic.now_us(NULL); }
+static uint64_t now_ms(void) { return now_us() / 1000u; }
+
+/* Before COMMAND runs: wait up to us for a signal. A forwarded one is kept
+ * in got_sig and ends the wait; SIGCHLD is dropped. us = 0: what is
+ * pending only. */
+static void acquire_signals(uint64_t us)
+{
+    uint64_t end = now_us() + us;
+    while (!got_sig) {
+        uint64_t now = now_us(), left = end > now ? end - now : 0;
+        struct timespec ts = {(time_t)(left / 1000000u), (long)(left % 1000000u) * 1000L};
+        int sig = sigtimedwait(&wait_set, NULL, &ts);
+        if (sig < 0 && errno == EINTR) continue;
+        if (sig < 0) break; /* the time is up */
+        if (sig != SIGCHLD) got_sig = sig;
+    }
+}
+
+/* The clock and the transport of rl_acquire: a retry's sleep ends at once
+ * on a signal that ends redlock, and once one came no SET is sent any more
+ * (rl_acquire then returns RL_ERROR at once; main releases what an earlier
+ * attempt may have set). No core change: the clock and the transport are
+ * the core's injection points. */
+static uint64_t cli_now_us(void *ctx)
+{
+    (void)ctx;
+    return now_us();
+}
+static void cli_sleep_us(void *ctx, uint64_t us)
+{
+    (void)ctx;
+    acquire_signals(us);
+}
+static const rl_clock cli_clock = {cli_now_us, cli_sleep_us, NULL};
+
+static int cli_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
+{
+    if (cmd->op == RL_OP_SET) {
+        acquire_signals(0);
+        if (got_sig) return -1;
+    }
+    return rl_net_fanout(ctx, cmd, res, n, decide, ud);
+}
+
 /* ---- the connections of this program (the watchdog has its own) ---- */
 
 typedef struct nodes {
@@ -232,8 +307,8 @@ static int nodes_open(nodes *t, const cli *c)
         t->n = i + 1;
     }
     t->net = (rl_net){.conns = t->conns, .n = c->n, .clock = &rl_clock_monotonic};
-    t->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &t->net};
-    t->ctx = (rl_ctx){.tp = &t->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = c->n};
+    t->tp = (rl_transport){.fanout = cli_fanout, .ctx = &t->net};
+    t->ctx = (rl_ctx){.tp = &t->tp, .clock = &cli_clock, .rnd = &rl_random_system, .n = c->n};
     return 0;
 }
 
@@ -465,37 +540,11 @@ static int env_without_passwords(void)
 
 /* ---- running COMMAND ---- */
 
-static uint64_t now_ms(void) { return rl_clock_monotonic.now_us(NULL) / 1000u; }
-
 static int exit_status_of(int st)
 {
     if (WIFEXITED(st)) return WEXITSTATUS(st);
     if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
     return EX_SOFTWARE;
-}
-
-/* SIGINT, SIGTERM and SIGHUP are forwarded to COMMAND (those the caller
- * ignores, as nohup does, stay ignored); SIGCHLD wakes the wait. All are
- * blocked from the start and taken with sigtimedwait: one arriving while the
- * lock is being taken is forwarded once COMMAND runs. */
-static const int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
-static int forward[3];
-static sigset_t wait_set, orig_mask;
-
-static void block_signals(void)
-{
-    sigemptyset(&wait_set);
-    sigaddset(&wait_set, SIGCHLD);
-    for (int i = 0; i < 3; i++) {
-        struct sigaction sa;
-        sigaction(forwarded[i], NULL, &sa);
-        forward[i] = sa.sa_handler != SIG_IGN;
-        if (forward[i]) sigaddset(&wait_set, forwarded[i]);
-    }
-    /* a caller that ignores SIGCHLD would make the child unwaitable */
-    signal(SIGCHLD, SIG_DFL);
-    /* before the watchdog thread exists (it blocks all signals anyway) */
-    sigprocmask(SIG_BLOCK, &wait_set, &orig_mask);
 }
 
 static int run(cli *c, nodes *t, const char *key, size_t keylen, const rl_lock_info *info)
@@ -640,8 +689,16 @@ int main(int argc, char **argv)
         .fence_keylen = c.fencing ? pl + sizeof(fence_suffix) - 1 : 0,
     };
     rl_lock_info info;
+    memset(&info, 0, sizeof(info));
     int r = rl_acquire(&t.ctx, key, keylen, (int)c.ttl_ms, &o, &info, &call);
-    if (r == RL_ACQUIRED) {
+    acquire_signals(0);
+    if (got_sig) {
+        /* a signal ended the wait, or came while the lock was being taken:
+         * COMMAND does not run, and what a SET may have left goes (also
+         * where an answer was not awaited: it may still land, before this) */
+        if (info.token_len) rl_release(&t.ctx, key, keylen, info.token, NULL);
+        rc = 128 + got_sig;
+    } else if (r == RL_ACQUIRED) {
         char fence[24];
         setenv("REDLOCK_RESOURCE", c.resource, 1);
         setenv("REDLOCK_TOKEN", info.token, 1);

@@ -291,6 +291,29 @@ kill -HUP "$bg"
 wait "$bg"; rc=$?
 check ignored_signal_not_forwarded '[ $rc -eq 5 ]' "rc=$rc"
 
+# ---- a signal while the lock is being taken (--wait): the wait ends at once, COMMAND does not run, nothing of ours stays ----
+# Another owner holds the key on nodes 1-3 (a quorum); on nodes 4 and 5 each attempt of the waiter sets
+# it (and releases it after the failed attempt). The signal comes 0.5 s into a 6 s wait: the waiter must
+# be gone well before the 5.5 s the wait had left (2 s: a round trip and a release take 100 ms at most).
+# For SIGINT the lock frees up just after the signal: the waiter must not take it then. Whether it took
+# the lock at all shows in its fence counter (--fencing, a prefix of its own): created only by a SET that
+# reached a quorum (COMMAND, which the forwarded signal may kill before it does anything, cannot tell).
+fence_keys() { local a n=0 k; for a in "${NODES[@]}"; do k=$(rcli "$a" --scan --pattern "$1*redlock:fence" | tr -d '\0'); [ -n "$k" ] && n=$((n + 1)); done; echo $n; }
+for sig in TERM INT HUP; do
+    pfx="acq:$run:$sig:"; r=w; rm -f "$tmp/ran"
+    for i in 0 1 2; do rcli "${NODES[$i]}" SET "$pfx$r" foreign PX 20000 >/dev/null; done
+    start_bg -w 6000 --fencing --prefix "$pfx" "$r" -- touch "$tmp/ran"
+    sleep 0.5
+    kill -"$sig" "$bg"; t0=$(ms)
+    [ "$sig" = INT ] && for i in 0 1 2; do rcli "${NODES[$i]}" DEL "$pfx$r" >/dev/null; done
+    wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
+    want=$(( 128 + $(kill -l "$sig") ))
+    ours=$(( $(keys_on "$pfx$r") - $(held_on "$pfx$r" foreign) )); fenced=$(fence_keys "$pfx")
+    check "wait_ended_by_sig$sig" '[ $rc -eq $want ] && [ $took -lt 2000 ] && [ ! -e "$tmp/ran" ] && [ "$fenced" = 0 ]' "rc=$rc (want $want) took=${took}ms after the signal, COMMAND ran: $([ -e "$tmp/ran" ] && echo yes || echo no), lock taken (fence counter on $fenced nodes)"
+    check "wait_ended_by_sig${sig}_nothing_left" '[ "$ours" = 0 ]' "keys of the waiter left: $ours"
+    for a in "${NODES[@]}"; do rcli "$a" DEL "$pfx$r" >/dev/null; done
+done
+
 # ---- lock loss: 3 of 5 nodes paused -> SIGTERM to COMMAND's group, exit 70 ----
 r=$(res lost); rm -f "$tmp/ready" "$tmp/term"
 start_bg -t 1000 --kill-grace 3000 "$r" -- sh -c 'trap "echo TERM >'"$tmp/term"'; exit 5" TERM; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
