@@ -93,15 +93,23 @@ evalsha_calls() {
     echo $s
 }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
+sleep_until() { while [ "$(ms)" -lt "$1" ]; do sleep 0.02; done; }
 # wait_until TIMEOUT_MS COMMAND...: poll every 20 ms
 wait_until() { local end=$(( $(ms) + $1 )); shift; while [ "$(ms)" -lt "$end" ]; do "$@" && return 0; sleep 0.02; done; "$@"; }
 file_has() { [ -s "$1" ]; }
 keys_are() { [ "$(keys_on "$1")" -eq "$2" ]; }
 pause3() { for i in 1 2 3; do bash tests/nodes.sh pause "$i" >/dev/null; done; }
 resume3() { for i in 1 2 3; do bash tests/nodes.sh resume "$i" >/dev/null; done; }
-# start redlock in the background with default INT handling (a non-interactive
-# shell starts background jobs with SIGINT ignored); sets $bg
-start_bg() { env --default-signal=INT,TERM,HUP "$BIN" "$@" 2>"$tmp/bgerr" & bg=$!; started_pids+=("$bg"); }
+# start redlock in the background with default INT and QUIT handling (a
+# non-interactive shell starts background jobs with them ignored); sets $bg
+start_bg() { env --default-signal=INT,TERM,HUP,QUIT "$BIN" "$@" 2>"$tmp/bgerr" & bg=$!; started_pids+=("$bg"); }
+# a process's state letter (R, S, T stopped, Z ...); empty when it is gone
+pstate() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+# gone: no such process, or a zombie (a dead orphan stays one under an init that does not reap)
+all_gone() { local p s; for p; do s=$(pstate "$p"); [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ] && return 1; done; return 0; }
+is_stopped() { [ "$(pstate "$1")" = T ]; }
+is_running() { local s; s=$(pstate "$1"); [ -n "$s" ] && [ "$s" != T ] && [ "$s" != Z ]; }
+lines() { wc -l <"$1" 2>/dev/null || echo 0; }
 
 echo "binary: $BIN"
 echo "nodes: $REDLOCK_TEST_NODES"
@@ -275,10 +283,11 @@ REDLOCK_NODES="${NODES[0]},redis://u:Junk-Pw-5@bad host" "$BIN" -n "$REDLOCK_TES
 check command_env_unreadable_nodes_dropped '[ $rc -eq 0 ] && ! grep -q "Junk-Pw-5" "$tmp/env" && ! grep -q "^REDLOCK_NODES=" "$tmp/env"' "rc=$rc $(grep ^REDLOCK_NODES= "$tmp/env")"
 
 # ---- signals to redlock are forwarded to COMMAND; released after it exits ----
-for sig in INT TERM HUP; do
+for sig in INT TERM HUP QUIT USR1 USR2; do
     r=$(res "sig$sig"); rm -f "$tmp/ready"
-    start_bg "$r" -- sh -c 'trap "exit 42" '"$sig"'; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
-    wait_until 3000 test -e "$tmp/ready"
+    start_bg "$r" -- sh -c 'trap "exit 42" '"$sig"'; echo $$ >'"$tmp/ready"'; while :; do sleep 0.05; done'
+    wait_until 3000 file_has "$tmp/ready"
+    started_pids+=("$(cat "$tmp/ready")")
     kill -"$sig" "$bg"
     wait "$bg"; rc=$?
     check "forward_sig$sig" '[ $rc -eq 42 ] && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc keys=$(keys_on "$r")"
@@ -290,6 +299,71 @@ wait_until 3000 test -e "$tmp/ready"
 kill -HUP "$bg"
 wait "$bg"; rc=$?
 check ignored_signal_not_forwarded '[ $rc -eq 5 ]' "rc=$rc"
+
+# ---- job control: COMMAND never runs while redlock is stopped; continued, it goes on only under a confirmed lock ----
+# COMMAND of the stop checks: one process, not a shell (a shell's vfork child stopped before its exec
+# keeps the shell itself from stopping, under any job-control shell). It writes its pid to $1, "ready" on
+# stdout, then a line to $2 every 50 ms, $3 times (0: until killed).
+ticker=(perl -e 'open(P, ">", $ARGV[0]) or die; print P "$$\n"; close P; open(T, ">>", $ARGV[1]) or die;
+    select(T); $| = 1; select(STDOUT); $| = 1; print "ready\n";
+    for (my $i = 0; !$ARGV[2] || $i < $ARGV[2]; $i++) { print T "x\n"; select(undef, undef, undef, 0.05) }')
+tick_cmd=("${ticker[@]}" "$tmp/cpid" "$tmp/ticks" 0)
+r=$(res tstp); rm -f "$tmp/cpid" "$tmp/ticks"
+start_bg -t 3000 "$r" -- "${tick_cmd[@]}" >/dev/null
+wait_until 3000 file_has "$tmp/ticks"
+cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
+kill -TSTP "$bg"
+wait_until 2000 is_stopped "$bg"; sr=$(pstate "$bg"); sc=$(pstate "$cpid")
+n1=$(lines "$tmp/ticks"); sleep 0.3; n2=$(lines "$tmp/ticks")
+check sigtstp_stops_command_then_redlock '[ "$sr" = T ] && [ "$sc" = T ] && [ "$n1" = "$n2" ]' "redlock '$sr', COMMAND '$sc', COMMAND's ticks $n1 -> $n2 while redlock was stopped"
+kill -CONT "$bg"
+wait_until 2000 is_running "$cpid"
+n3=$(lines "$tmp/ticks"); sleep 0.2; n4=$(lines "$tmp/ticks")
+tokn=$(rcli "${NODES[0]}" GET "$r")
+check sigcont_continues_command_locked 'is_running "$bg" && [ "$n4" -gt "$n3" ] && [ -n "$tokn" ] && [ "$(held_on "$r" "$tokn")" -eq 5 ]' "redlock '$(pstate "$bg")', ticks $n3 -> $n4, held on $(held_on "$r" "$tokn")"
+kill -TERM "$bg"; wait "$bg"; rc=$?
+check sigterm_after_continue '[ $rc -eq 143 ] && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc"
+# stopped past the TTL: another redlock takes the lock meanwhile; when continued, redlock finds it gone
+# and kills COMMAND where it stands (never resumed without the lock), exit 70
+r=$(res tstplost); rm -f "$tmp/cpid" "$tmp/ticks"
+start_bg -t 1000 "$r" -- "${tick_cmd[@]}" >/dev/null
+wait_until 3000 file_has "$tmp/ticks"
+cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
+kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"
+n1=$(lines "$tmp/ticks")
+"$BIN" -w 4000 "$r" -- true; rc2=$? # acquires once the TTL (1 s) of the stopped one's lock ran out
+n2=$(lines "$tmp/ticks")
+kill -CONT "$bg"; wait "$bg"; rc=$?
+n3=$(lines "$tmp/ticks")
+check stopped_past_ttl_command_never_resumed '[ $rc2 -eq 0 ] && [ "$n1" = "$n2" ] && [ "$n2" = "$n3" ] && [ $rc -eq 70 ] && all_gone "$cpid"' "second redlock rc=$rc2, ticks $n1 -> $n2 (while stopped) -> $n3 (after SIGCONT), rc=$rc, COMMAND '$(pstate "$cpid")'"
+check stopped_past_ttl_message 'grep -q "lost the lock" "$tmp/bgerr" && grep -q "SIGKILL" "$tmp/bgerr"' "$(cat "$tmp/bgerr")"
+
+# ---- the terminal (a pty, driven by tests/cli/jobctl.py, a tiny job-control shell) ----
+if ! command -v python3 >/dev/null 2>&1; then
+    fail tty_tests "python3 missing (scripts/deps.sh installs it)"
+else
+    J=(python3 "$here/jobctl.py")
+    # in the foreground, COMMAND reads the terminal (it has its foreground)
+    r=$(res ttyread)
+    out=$("${J[@]}" read --timeout 5 -- "$BIN" -t 1000 "$r" -- sh -c 'echo ready; read x; echo "got:$x"')
+    check tty_command_reads_the_terminal 'grep -qx "exit=0" <<<"$out" && grep -q "got:hello" <<<"$out"' "$out"
+    # in the background, COMMAND reading the terminal stops (SIGTTIN), redlock with it; "kill %1" ends both
+    r=$(res ttyttin)
+    out=$("${J[@]}" ttin --timeout 5 -- "$BIN" -t 1000 "$r" -- sh -c 'read x; echo "got:$x"')
+    check tty_background_read_stops_redlock 'grep -qx "stopped=SIGTTIN" <<<"$out"' "$out"
+    check tty_stopped_job_ends_on_sigterm 'grep -qx "exit=143" <<<"$out" && [ "$(keys_on "$r")" -eq 0 ]' "$out"
+    # Ctrl-Z stops COMMAND (nothing written while stopped) and redlock; fg within the lock's validity: it goes on
+    zcmd=("${ticker[@]}" "$tmp/cpid" "$tmp/ticks" 20)
+    count_ticks='n1=$(wc -l <'"$tmp/ticks"'); sleep 0.4; n2=$(wc -l <'"$tmp/ticks"'); echo "ticks_while_stopped=$((n2 - n1))"; echo $n2 >'"$tmp/nstop"
+    r=$(res ttyz); rm -f "$tmp/ticks"
+    out=$("${J[@]}" ctrlz --stopped-for 0.5 --timeout 5 --during "$count_ticks" -- "$BIN" -t 3000 "$r" -- "${zcmd[@]}")
+    check tty_ctrl_z_stops_command 'grep -qx "stopped=SIGTSTP" <<<"$out" && grep -qx "ticks_while_stopped=0" <<<"$out"' "$out"
+    check tty_fg_continues_command 'grep -qx "exit=0" <<<"$out" && [ "$(lines "$tmp/ticks")" -eq 20 ]' "ticks=$(lines "$tmp/ticks") $out"
+    # Ctrl-Z past the TTL, the lock taken by another meanwhile: after fg, COMMAND is killed, never resumed, exit 70
+    r=$(res ttyzlost); rm -f "$tmp/ticks"
+    out=$("${J[@]}" ctrlz --stopped-for 1.5 --timeout 6 --during "$BIN -w 4000 $r -- true; echo second=\$?; $count_ticks" -- "$BIN" -t 1000 "$r" -- "${zcmd[@]}")
+    check tty_fg_after_lock_lost_kills_command 'grep -qx "second=0" <<<"$out" && grep -qx "ticks_while_stopped=0" <<<"$out" && grep -qx "exit=70" <<<"$out" && [ "$(lines "$tmp/ticks")" = "$(cat "$tmp/nstop")" ]' "ticks=$(lines "$tmp/ticks") at stop=$(cat "$tmp/nstop" 2>/dev/null) $out"
+fi
 
 # ---- a signal while the lock is being taken (--wait): the wait ends at once, COMMAND does not run, nothing of ours stays ----
 # Another owner holds the key on nodes 1-3 (a quorum); on nodes 4 and 5 each attempt of the waiter sets
@@ -348,17 +422,29 @@ r=$(res noext)
 "$BIN" -t 300 "$r" -- sleep 0.5
 c0=$(evalsha_calls); sleep 0.5; c1=$(evalsha_calls)
 check no_extension_after_exit '[ "$c0" = "$c1" ]' "$c0 -> $c1"
-r=$(res sigkill); rm -f "$tmp/cpid"
-start_bg -t 1000 "$r" -- sh -c 'echo $$ >'"$tmp/cpid"'; exec sleep 30'
-wait_until 3000 file_has "$tmp/cpid"
+# COMMAND (a shell) and what it started (a sleep, in its process group) die with redlock
+r=$(res sigkill); rm -f "$tmp/cpids"
+start_bg -t 1000 "$r" -- sh -c 'sleep 30 & echo "$$ $!" >'"$tmp/cpids"'; wait'
+wait_until 3000 file_has "$tmp/cpids"
+read -r cpid gpid <"$tmp/cpids"; started_pids+=("$cpid" "$gpid")
 sleep 1.2 # past the ttl: extended
 before=$(keys_on "$r")
 kill -KILL "$bg"; wait "$bg" 2>/dev/null; t0=$(ms)
 maxp=0; for a in "${NODES[@]}"; do p=$(rcli "$a" PTTL "$r"); [ "${p:-0}" -gt "$maxp" ] && maxp=$p; done
-sleep 1.1 # the TTL (1 s) and a margin, counted from the kill
+wait_until 1000 all_gone "$cpid" "$gpid"
+check command_dies_with_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after redlock's SIGKILL"
+sleep_until $((t0 + 1100)) # the TTL (1 s) and a margin, counted from the kill
 left=$(keys_on "$r")
 check redlock_sigkill_expires_by_ttl '[ "$before" -eq 5 ] && [ "$maxp" -gt 0 ] && [ "$maxp" -le 1000 ] && [ "$left" -eq 0 ]' "before=$before pttl after kill=$maxp left=$left"
-kill -KILL "$(cat "$tmp/cpid")" 2>/dev/null
+# also when redlock is killed while stopped with COMMAND's group
+r=$(res killstopped); rm -f "$tmp/cpids"
+start_bg -t 3000 "$r" -- sh -c 'sleep 30 & echo "$$ $!" >'"$tmp/cpids"'; wait'
+wait_until 3000 file_has "$tmp/cpids"
+read -r cpid gpid <"$tmp/cpids"; started_pids+=("$cpid" "$gpid")
+kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"
+kill -KILL "$bg"; wait "$bg" 2>/dev/null
+wait_until 1000 all_gone "$cpid" "$gpid"
+check command_dies_with_stopped_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after SIGKILL to the stopped redlock"
 
 # ---- TLS: a rediss:// node is never used in clear; the --tls-* settings ----
 "$BIN" --tls-cafile /nonexistent --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
