@@ -6,20 +6,20 @@
 #include "rl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sysexits.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define DEFAULT_TTL_MS 30000
 #define DEFAULT_KILL_GRACE_MS 5000
@@ -73,6 +73,14 @@ static void usage(FILE *f)
           "      --version             the version (the same as the PHP extension's)\n"
           "\n"
           "Passwords may come from the URI or $REDLOCK_PASSWORD (for nodes whose URI has none).\n"
+          "COMMAND's environment has REDLOCK_RESOURCE, REDLOCK_TOKEN (and REDLOCK_FENCE), no\n"
+          "REDLOCK_PASSWORD, and REDLOCK_NODES without the passwords of its URIs (not at all when\n"
+          "an entry of it does not read as a node).\n"
+          "COMMAND runs in a process group of its own, with the terminal when redlock has it.\n"
+          "SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on to it (before it runs,\n"
+          "they end redlock: 128+N). When COMMAND stops (Ctrl-Z), redlock stops too; continued, it\n"
+          "extends the lock before COMMAND goes on, and kills COMMAND when the lock is gone. When\n"
+          "redlock dies, COMMAND's process group is killed.\n"
           "Exit status: COMMAND's (128+N when it died of signal N); the --conflict-exit code on a\n"
           "conflict; 69 when no quorum of nodes could be reached; 64 on a usage error; 70 when the\n"
           "lock was lost while COMMAND ran. See redlock(1).\n",
@@ -210,6 +218,127 @@ static int parse_nodes(cli *c)
     return 0;
 }
 
+/* ---- signals ---- */
+
+/* All the signals redlock acts on are blocked from the start (the watchdog
+ * thread blocks every signal) and taken with sigtimedwait, at the points
+ * below; one the caller ignores (as nohup does) stays ignored: it is neither
+ * blocked nor passed on.
+ * - forwarded: to COMMAND's process group while it runs; before it runs
+ *   (the lock being taken, --wait) one of them ends redlock: 128+N, what an
+ *   attempt may have set is released, COMMAND is not run;
+ * - stops (SIGTSTP, SIGTTIN, SIGTTOU): to COMMAND's group, whose stop stops
+ *   redlock (job_stopped); before COMMAND runs they stop redlock;
+ * - SIGCONT: COMMAND goes on, under a lock confirmed then (job_continue);
+ * - SIGCHLD wakes the wait for COMMAND.
+ * SIGPIPE is blocked only: a write to the guard's pipe after the guard is
+ * gone must fail, not kill redlock. COMMAND gets the caller's mask back. */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+static const int stops[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+#define N_FORWARDED ((int)(sizeof(forwarded) / sizeof(forwarded[0])))
+#define N_STOPS ((int)(sizeof(stops) / sizeof(stops[0])))
+static sigset_t wait_set, orig_mask;
+static int got_sig; /* a forwarded signal taken before COMMAND runs */
+
+static int caller_ignores(int sig)
+{
+    struct sigaction sa;
+    sigaction(sig, NULL, &sa);
+    return sa.sa_handler == SIG_IGN;
+}
+
+static void block_signals(void)
+{
+    sigemptyset(&wait_set);
+    sigaddset(&wait_set, SIGCHLD);
+    sigaddset(&wait_set, SIGCONT);
+    for (int i = 0; i < N_FORWARDED; i++)
+        if (!caller_ignores(forwarded[i])) sigaddset(&wait_set, forwarded[i]);
+    for (int i = 0; i < N_STOPS; i++)
+        if (!caller_ignores(stops[i])) sigaddset(&wait_set, stops[i]);
+    /* a caller that ignores SIGCHLD would make the child unwaitable */
+    signal(SIGCHLD, SIG_DFL);
+    sigset_t block = wait_set;
+    sigaddset(&block, SIGPIPE);
+    /* before the watchdog thread exists (it blocks all signals anyway) */
+    sigprocmask(SIG_BLOCK, &block, &orig_mask);
+}
+
+static int in_set(int sig, const int *set, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (set[i] == sig) return 1;
+    return 0;
+}
+
+/* Stop redlock itself with sig, as its shell expects of a job whose
+ * command stopped. 1 once continued (its SIGCONT taken here); 0 when it did
+ * not stop: the caller ignores sig, or redlock's process group is orphaned
+ * (no job control: the kernel drops SIGTSTP, SIGTTIN and SIGTTOU then). */
+static int stop_self(int sig)
+{
+    sigset_t one, cont;
+    struct timespec zero = {0, 0};
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigemptyset(&cont);
+    sigaddset(&cont, SIGCONT);
+    while (sigtimedwait(&cont, NULL, &zero) == SIGCONT) {} /* an earlier SIGCONT does not end this stop */
+    kill(getpid(), sig);                                   /* pending: blocked in every thread */
+    /* taken here, with its default action: every thread stops until SIGCONT */
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    pthread_sigmask(SIG_BLOCK, &one, NULL);
+    return sigtimedwait(&cont, NULL, &zero) == SIGCONT;
+}
+
+static uint64_t now_us(void) { return rl_clock_monotonic.now_us(NULL); }
+static uint64_t now_ms(void) { return now_us() / 1000u; }
+
+/* Before COMMAND runs: wait up to us for a signal. A forwarded one is kept
+ * in got_sig and ends the wait; a stop stops redlock (no COMMAND to stop
+ * yet); the others are dropped. us = 0: what is pending only. */
+static void acquire_signals(uint64_t us)
+{
+    uint64_t end = now_us() + us;
+    while (!got_sig) {
+        uint64_t now = now_us(), left = end > now ? end - now : 0;
+        struct timespec ts = {(time_t)(left / 1000000u), (long)(left % 1000000u) * 1000L};
+        int sig = sigtimedwait(&wait_set, NULL, &ts);
+        if (sig < 0 && errno == EINTR) continue;
+        if (sig < 0) break; /* the time is up */
+        if (in_set(sig, forwarded, N_FORWARDED))
+            got_sig = sig;
+        else if (in_set(sig, stops, N_STOPS))
+            stop_self(sig);
+    }
+}
+
+/* The clock and the transport of rl_acquire: a retry's sleep ends at once
+ * on a signal that ends redlock, and once one came no SET is sent any more
+ * (rl_acquire then returns RL_ERROR at once; main releases what an earlier
+ * attempt may have set). No core change: the clock and the transport are
+ * the core's injection points. */
+static uint64_t cli_now_us(void *ctx)
+{
+    (void)ctx;
+    return now_us();
+}
+static void cli_sleep_us(void *ctx, uint64_t us)
+{
+    (void)ctx;
+    acquire_signals(us);
+}
+static const rl_clock cli_clock = {cli_now_us, cli_sleep_us, NULL};
+
+static int cli_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
+{
+    if (cmd->op == RL_OP_SET) {
+        acquire_signals(0);
+        if (got_sig) return -1;
+    }
+    return rl_net_fanout(ctx, cmd, res, n, decide, ud);
+}
+
 /* ---- the connections of this program (the watchdog has its own) ---- */
 
 typedef struct nodes {
@@ -229,8 +358,8 @@ static int nodes_open(nodes *t, const cli *c)
         t->n = i + 1;
     }
     t->net = (rl_net){.conns = t->conns, .n = c->n, .clock = &rl_clock_monotonic};
-    t->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &t->net};
-    t->ctx = (rl_ctx){.tp = &t->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = c->n};
+    t->tp = (rl_transport){.fanout = cli_fanout, .ctx = &t->net};
+    t->ctx = (rl_ctx){.tp = &t->tp, .clock = &cli_clock, .rnd = &rl_random_system, .n = c->n};
     return 0;
 }
 
@@ -373,9 +502,96 @@ static int parse_args(cli *c, int argc, char **argv)
     return -1;
 }
 
+/* ---- COMMAND's environment: no password (CLI.md) ---- */
+
+/* A node list entry without its password: "redis://user:pw@h" ->
+ * "redis://user@h" (a redlock inside COMMAND takes the password from its
+ * own REDLOCK_PASSWORD), "redis://:pw@h" -> "redis://h"; others as they are.
+ * Appended to out (room for len bytes); 0, or -1 when the result does not
+ * read as a node without a password: the caller then drops the whole list. */
+static int entry_without_password(const char *s, size_t len, char *out, size_t *o)
+{
+    size_t skip = len >= 8 && memcmp(s, "redis://", 8) == 0 ? 8 : len >= 9 && memcmp(s, "rediss://", 9) == 0 ? 9 : 0;
+    const char *at = NULL, *colon = NULL;
+    for (size_t i = skip; skip && i < len; i++)
+        if (s[i] == '@') at = s + i; /* the URI parser's rule: the last '@' ends the user info */
+    if (at) colon = memchr(s + skip, ':', (size_t)(at - (s + skip)));
+    size_t start = *o;
+    if (colon) {
+        size_t user = (size_t)(colon - (s + skip));
+        memcpy(out + *o, s, skip + user);
+        *o += skip + user;
+        if (user) out[(*o)++] = '@';
+        memcpy(out + *o, at + 1, (size_t)(s + len - at - 1));
+        *o += (size_t)(s + len - at - 1);
+    } else {
+        memcpy(out + *o, s, len);
+        *o += len;
+    }
+    /* what goes on must parse as a node whose URI holds no password ("user@" is
+     * read with a stand-in password, as parse_nodes does with REDLOCK_PASSWORD) */
+    rl_node_conf conf;
+    char err[160];
+    memset(&conf, 0, sizeof(conf));
+    char *with = uri_with_password(out + start, *o - start, "x");
+    int rc = with ? rl_uri_parse(with, strlen(with), &conf, err, sizeof(err))
+                  : rl_uri_parse(out + start, *o - start, &conf, err, sizeof(err));
+    int ok = rc == 0 && (with || !conf.password);
+    if (rc == 0) rl_node_conf_free(&conf);
+    free(with);
+    return ok ? 0 : -1;
+}
+
+/* Overwrite an environment string's value in place: its old bytes are also
+ * gone from /proc/<redlock>/environ, which COMMAND (same user) could read. */
+static void env_overwrite(char *value, const char *with)
+{
+    size_t old = strlen(value), n = strlen(with);
+    memmove(value, with, n);
+    memset(value + n, 0, old - n);
+}
+
+/* COMMAND's environment is redlock's (COMMAND is exec'ed with environ), so
+ * the passwords go from redlock's: REDLOCK_PASSWORD is wiped and removed
+ * (parse_nodes has its copy), REDLOCK_NODES keeps its nodes without their
+ * passwords, or goes when an entry of it does not read as a node. */
+static int env_without_passwords(void)
+{
+    char *pw = getenv("REDLOCK_PASSWORD");
+    if (pw) {
+        env_overwrite(pw, "");
+        unsetenv("REDLOCK_PASSWORD");
+    }
+    char *list = getenv("REDLOCK_NODES");
+    if (!list) return 0;
+    size_t len = strlen(list), o = 0;
+    char *out = malloc(len + 1);
+    if (!out) return -1;
+    int ok = 1;
+    for (const char *s = list; ok && *s;) {
+        const char *comma = strchr(s, ',');
+        size_t l = comma ? (size_t)(comma - s) : strlen(s);
+        const char *b = s;
+        while (l && (*b == ' ' || *b == '\t')) b++, l--;
+        while (l && (b[l - 1] == ' ' || b[l - 1] == '\t')) l--;
+        if (o) out[o++] = ',';
+        ok = entry_without_password(b, l, out, &o) == 0;
+        s = comma ? comma + 1 : s + strlen(s);
+    }
+    out[o] = '\0';
+    if (ok && strcmp(out, list) != 0) {
+        env_overwrite(list, out); /* never longer: only blanks and passwords went */
+    } else if (!ok) {
+        env_overwrite(list, "");
+        unsetenv("REDLOCK_NODES");
+    }
+    free(out);
+    return 0;
+}
+
 /* ---- running COMMAND ---- */
 
-static uint64_t now_ms(void) { return rl_clock_monotonic.now_us(NULL) / 1000u; }
+#define DRIFT_FACTOR 0.01
 
 static int exit_status_of(int st)
 {
@@ -384,115 +600,349 @@ static int exit_status_of(int st)
     return EX_SOFTWARE;
 }
 
-/* SIGINT, SIGTERM and SIGHUP are forwarded to COMMAND (those the caller
- * ignores, as nohup does, stay ignored); SIGCHLD wakes the wait. All are
- * blocked from the start and taken with sigtimedwait: one arriving while the
- * lock is being taken is forwarded once COMMAND runs. */
-static const int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
-static int forward[3];
-static sigset_t wait_set, orig_mask;
+/* COMMAND and what keeps it from running without the lock:
+ * - it leads a process group of its own (signals reach all it starts);
+ * - when redlock holds the foreground of its controlling terminal, that
+ *   group gets it: COMMAND may read the terminal, and Ctrl-C, Ctrl-Z and
+ *   Ctrl-\ reach COMMAND's group (redlock follows: job_stopped);
+ * - when redlock dies (SIGKILL, the OOM killer), COMMAND gets SIGKILL from
+ *   the kernel (PR_SET_PDEATHSIG), and the rest of its group from the guard:
+ *   a child of redlock in COMMAND's group that ignores every signal it can
+ *   and waits on a pipe only redlock holds. When the pipe ends without a
+ *   word from redlock, redlock is gone: the guard kills the group. Being in
+ *   the group, it keeps the group's id from being reused meanwhile. */
+typedef struct job {
+    cli *c;
+    nodes *t;
+    rl_watch *w;
+    const char *key;
+    size_t keylen;
+    const char *token;
+    pid_t pid;   /* COMMAND, leader of its process group */
+    pid_t guard; /* 0: none */
+    int life_wr; /* the guard's pipe */
+    int tty;     /* the controlling terminal, or -1 */
+    int tty_handed;
+    int stopped; /* COMMAND has stopped, and its group with it */
+    int lost, killed;
+    uint64_t term_at;
+} job;
 
-static void block_signals(void)
+/* the child, up to exec: one thread (forked before the watchdog's exists) */
+static void command_child(const cli *c, pid_t parent, int go_rd, int err_wr)
 {
-    sigemptyset(&wait_set);
-    sigaddset(&wait_set, SIGCHLD);
-    for (int i = 0; i < 3; i++) {
-        struct sigaction sa;
-        sigaction(forwarded[i], NULL, &sa);
-        forward[i] = sa.sa_handler != SIG_IGN;
-        if (forward[i]) sigaddset(&wait_set, forwarded[i]);
+    setpgid(0, 0);
+    /* killed when redlock dies. PR_SET_PDEATHSIG fires when the thread that
+     * forked ends: this is redlock's main thread, which ends only with it.
+     * Set after fork: redlock may be gone already, then getppid() differs. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    char b;
+    ssize_t r;
+    /* redlock says go once the watchdog runs and the group is set up;
+     * without it (redlock gave up), no exec */
+    while ((r = read(go_rd, &b, 1)) < 0 && errno == EINTR) {}
+    if (r != 1) _exit(127);
+    sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+    execvp(c->command[0], c->command);
+    int e = errno;
+    if (write(err_wr, &e, sizeof(e)) < 0) {}
+    _exit(127);
+}
+
+static void close_all_but(int keep)
+{
+    if ((keep == 0 || close_range(0, (unsigned)keep - 1, 0) == 0) && close_range((unsigned)keep + 1, ~0u, 0) == 0)
+        return;
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536) max = 65536;
+    for (int fd = 0; fd < max; fd++)
+        if (fd != keep) close(fd);
+}
+
+static void guard_child(pid_t pgid, int life_rd)
+{
+    setpgid(0, pgid);
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP) signal(s, SIG_IGN);
+    close_all_but(life_rd); /* nothing of redlock's held open: its sockets, its stdout */
+    prctl(PR_SET_NAME, "redlock-guard");
+    char b;
+    ssize_t r;
+    while ((r = read(life_rd, &b, 1)) < 0 && errno == EINTR) {}
+    /* SIGKILL: the lock may be gone, and COMMAND cannot be allowed to go on.
+     * If the group was stopped, the kernel continues it when redlock's death
+     * orphans it (SIGHUP, SIGCONT), so the guard gets here then too. */
+    if (r == 0) kill(-pgid, SIGKILL);
+    _exit(0);
+}
+
+/* redlock ends normally: the guard goes without killing anything */
+static void guard_done(job *j)
+{
+    if (j->life_wr < 0) return;
+    if (write(j->life_wr, "d", 1) < 0) {} /* EPIPE when it is gone (SIGPIPE blocked) */
+    close(j->life_wr);
+    j->life_wr = -1;
+    if (j->guard <= 0) return;
+    kill(j->guard, SIGCONT); /* when stopped with the group */
+    for (int i = 0; i < 100 && waitpid(j->guard, NULL, WNOHANG) == 0; i++) usleep(10000);
+}
+
+/* the terminal to COMMAND's group, when redlock has its foreground */
+static void tty_hand(job *j)
+{
+    if (j->tty >= 0 && tcgetpgrp(j->tty) == getpgrp() && tcsetpgrp(j->tty, j->pid) == 0) j->tty_handed = 1;
+}
+
+/* and back (SIGTTOU is blocked: allowed from the background) */
+static void tty_take_back(job *j)
+{
+    if (!j->tty_handed) return;
+    tcsetpgrp(j->tty, getpgrp());
+    j->tty_handed = 0;
+}
+
+/* The lock is gone (or may be): COMMAND ends, as CLI.md says: SIGTERM to
+ * its group, SIGKILL after --kill-grace; a stopped COMMAND gets SIGKILL at
+ * once, as SIGTERM would have to continue it, without the lock, to act. */
+static void job_lost(job *j, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("redlock: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    j->lost = 1;
+    if (j->stopped) {
+        fputs("; COMMAND is stopped: SIGKILL\n", stderr);
+        kill(-j->pid, SIGKILL);
+        j->killed = 1;
+    } else {
+        fputs("; terminating COMMAND\n", stderr);
+        kill(-j->pid, SIGTERM);
+        j->term_at = now_ms();
     }
-    /* a caller that ignores SIGCHLD would make the child unwaitable */
-    signal(SIGCHLD, SIG_DFL);
-    /* before the watchdog thread exists (it blocks all signals anyway) */
-    sigprocmask(SIG_BLOCK, &wait_set, &orig_mask);
+}
+
+/* Is the lock still held? When not, COMMAND is ended (job_lost). */
+static void check_lock(job *j)
+{
+    if (j->lost) return;
+    rl_watch_status st;
+    rl_watch_status_get(j->w, &st);
+    int64_t left = rl_watch_remaining_ms(j->w);
+    if (st.state == RL_WATCH_LOST)
+        job_lost(j, "lost the lock on %s: %s", j->c->resource, st.reason);
+    else if (left > 0)
+        return;
+    else if (st.state == RL_WATCH_MAX_HOLD)
+        job_lost(j, "the lock on %s expired: --max-hold %ld ms reached", j->c->resource, j->c->max_hold_ms);
+    else
+        job_lost(j, "the lock on %s expired before it could be extended", j->c->resource);
+}
+
+/* COMMAND's group is stopped, and redlock maybe was, for any length of time:
+ * it goes on only under a lock confirmed now, by an extension awaited here
+ * (the watchdog held meanwhile; with --max-hold reached, none: the validity
+ * left decides). */
+static void job_continue(job *j)
+{
+    if (!j->stopped || j->killed) return;
+    if (!j->lost) {
+        rl_lock_info info;
+        if (rl_watch_pause(j->w, &info) == RL_WATCH_ACTIVE) {
+            for (int i = 0; i < j->t->n; i++) rl_conn_check(j->t->conns[i]); /* idle for long: stale ones reconnect */
+            int rr = rl_extend(&j->t->ctx, j->key, j->keylen, j->token, (int)j->c->ttl_ms, DRIFT_FACTOR, &info, NULL);
+            rl_watch_resume(j->w, rr, (int)j->c->ttl_ms, &info);
+        }
+        check_lock(j);
+    }
+    if (j->lost) {
+        if (!j->killed) kill(-j->pid, SIGKILL);
+        j->killed = 1;
+        return;
+    }
+    tty_hand(j);
+    kill(-j->pid, SIGCONT);
+    j->stopped = 0;
+}
+
+/* COMMAND stopped: Ctrl-Z or SIGTSTP (from redlock, which forwards it),
+ * SIGTTIN or SIGTTOU (the terminal used from the background), SIGSTOP. Its
+ * whole group stops (SIGSTOP: also those that ignore the signal), then
+ * redlock, so that its shell sees the job stopped; the lock is then not
+ * extended and may expire, which job_continue checks. Where redlock cannot
+ * stop (no job control), COMMAND stays stopped, its lock extended, until a
+ * SIGCONT reaches redlock or COMMAND. */
+static void job_resumed(job *j);
+
+static void job_stopped(job *j, int sig)
+{
+    j->stopped = 1;
+    if (j->lost) {
+        if (!j->killed) kill(-j->pid, SIGKILL);
+        j->killed = 1;
+        return;
+    }
+    kill(-j->pid, SIGSTOP);
+    tty_take_back(j);
+    if (stop_self(sig == SIGSTOP ? SIGTSTP : sig)) job_resumed(j);
+}
+
+/* redlock was continued: what came meanwhile goes to COMMAND's group
+ * before it is continued, so that it acts on it first, as after a shell's
+ * "kill %1" (SIGTERM, then SIGCONT) */
+static void job_resumed(job *j)
+{
+    struct timespec zero = {0, 0};
+    int sig;
+    while ((sig = sigtimedwait(&wait_set, NULL, &zero)) > 0)
+        if (in_set(sig, forwarded, N_FORWARDED)) kill(-j->pid, sig);
+    job_continue(j);
+}
+
+static void job_signal(job *j, int sig)
+{
+    if (in_set(sig, forwarded, N_FORWARDED)) {
+        kill(-j->pid, sig); /* COMMAND's whole group, as a terminal would */
+        /* a stopped COMMAND acts on it once continued, as a shell's kill does */
+        if (j->stopped && sig != SIGUSR1 && sig != SIGUSR2) job_continue(j);
+    } else if (in_set(sig, stops, N_STOPS)) {
+        if (!j->stopped)
+            kill(-j->pid, sig); /* COMMAND's stop stops redlock */
+        else if (stop_self(sig))
+            job_resumed(j);
+    } else if (sig == SIGCONT) {
+        job_continue(j);
+    }
+}
+
+/* COMMAND has ended or was never run: no extension after this, then the release */
+static void job_end(job *j, int report)
+{
+    rl_watch_stop(j->w);
+    rl_watch_unref(j->w);
+    tty_take_back(j);
+    for (int i = 0; i < j->t->n; i++) rl_conn_check(j->t->conns[i]); /* idle for long: stale ones reconnect */
+    rl_call call;
+    int rr = rl_release(&j->t->ctx, j->key, j->keylen, j->token, &call);
+    if (report && rr == RL_NO_QUORUM) quorum_message("release (the lock expires by its TTL)", j->c, j->t, &call);
+    guard_done(j);
+    if (j->tty >= 0) close(j->tty);
 }
 
 static int run(cli *c, nodes *t, const char *key, size_t keylen, const rl_lock_info *info)
 {
-    rl_watch_spec spec = {.confs = c->confs, .n = c->n, .key = key, .keylen = keylen, .token = info->token,
-                          .ttl_ms = (int)c->ttl_ms, .drift_factor = 0.01, .max_hold_ms = c->max_hold_ms};
-    rl_watch *w = rl_watch_start(&spec, info);
-    if (!w) {
-        msg("could not start the watchdog (out of memory or no thread); releasing");
+    job jb = {.c = c, .t = t, .key = key, .keylen = keylen, .token = info->token, .life_wr = -1, .tty = -1};
+    job *j = &jb;
+    int go[2], err[2], life[2];
+    if (pipe2(go, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(life, O_CLOEXEC) != 0) {
+        msg("cannot run %s: pipe: %s; releasing", c->command[0], strerror(errno));
         rl_release(&t->ctx, key, keylen, info->token, NULL);
         return EX_OSERR;
     }
-
-    /* COMMAND: its own process group (signals reach all it starts), our signal mask and dispositions */
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setsigmask(&attr, &orig_mask);
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGCHLD);
-    for (int i = 0; i < 3; i++)
-        if (forward[i]) sigaddset(&def, forwarded[i]);
-    posix_spawnattr_setsigdefault(&attr, &def);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, c->command[0], NULL, &attr, c->command, environ);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) {
-        msg("cannot run %s: %s", c->command[0], strerror(rc));
-        rl_watch_stop(w);
-        rl_watch_unref(w);
-        for (int i = 0; i < t->n; i++) rl_conn_check(t->conns[i]);
-        rl_release(&t->ctx, key, keylen, info->token, NULL);
-        return rc == ENOENT ? 127 : 126;
+    /* forked before the watchdog's thread exists; exec'ed only once it runs */
+    pid_t parent = getpid();
+    j->pid = fork();
+    if (j->pid == 0) command_child(c, parent, go[0], err[1]);
+    int fork_errno = errno;
+    if (j->pid > 0) {
+        setpgid(j->pid, j->pid); /* also here: the group exists before the guard joins it */
+        j->guard = fork();
+        if (j->guard == 0) guard_child(j->pid, life[0]);
+        fork_errno = errno;
+    }
+    close(go[0]);
+    close(err[1]);
+    close(life[0]);
+    j->life_wr = life[1];
+    j->tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    rl_watch_spec spec = {.confs = c->confs,
+                          .n = c->n,
+                          .key = key,
+                          .keylen = keylen,
+                          .token = info->token,
+                          .ttl_ms = (int)c->ttl_ms,
+                          .drift_factor = DRIFT_FACTOR,
+                          .max_hold_ms = c->max_hold_ms};
+    j->w = j->pid > 0 && j->guard > 0 ? rl_watch_start(&spec, info) : NULL;
+    int rc = -1;
+    if (j->pid < 0 || j->guard < 0) {
+        msg("cannot run %s: fork: %s; releasing", c->command[0], strerror(fork_errno));
+        rc = EX_OSERR;
+    } else if (!j->w) {
+        msg("could not start the watchdog (out of memory or no thread); releasing");
+        rc = EX_OSERR;
+    } else if (rl_watch_remaining_ms(j->w) <= 0) {
+        /* redlock was held up (SIGSTOP) since it took the lock */
+        msg("the lock on %s expired before COMMAND could start; releasing", c->resource);
+        rc = EX_SOFTWARE;
+    }
+    if (rc < 0) {
+        tty_hand(j);
+        if (write(go[1], "g", 1) != 1) rc = EX_OSERR;
+    }
+    close(go[1]); /* without the go, the child exits */
+    int e = 0;
+    if (rc < 0 && read(err[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
+        msg("cannot run %s: %s", c->command[0], strerror(e));
+        rc = e == ENOENT ? 127 : 126;
+    }
+    close(err[0]);
+    if (rc >= 0) {
+        if (j->pid > 0) waitpid(j->pid, NULL, 0);
+        if (j->w) {
+            job_end(j, 0);
+        } else {
+            rl_release(&t->ctx, key, keylen, info->token, NULL);
+            guard_done(j);
+            if (j->tty >= 0) close(j->tty);
+        }
+        return rc;
     }
 
-    int status = 0, lost = 0, killed = 0;
-    uint64_t term_at = 0;
+    int status = 0;
     for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) break;
+        int st;
+        pid_t r = waitpid(j->pid, &st, WNOHANG | WUNTRACED | WCONTINUED);
+        if (r == j->pid && WIFSTOPPED(st)) {
+            if (!j->stopped) job_stopped(j, WSTOPSIG(st));
+            continue;
+        }
+        if (r == j->pid && WIFCONTINUED(st)) {
+            /* continued by someone else while redlock runs (the lock held):
+             * the rest of its group goes on too */
+            job_continue(j);
+            continue;
+        }
+        if (r == j->pid) {
+            status = st;
+            break;
+        }
         if (r < 0 && errno != EINTR) {
             status = 0;
             break;
         }
-        if (!lost) {
-            rl_watch_status st;
-            rl_watch_status_get(w, &st);
-            int64_t left = rl_watch_remaining_ms(w);
-            if (st.state == RL_WATCH_LOST || left <= 0) {
-                lost = 1;
-                if (st.state == RL_WATCH_LOST)
-                    msg("lost the lock on %s: %s; terminating COMMAND", c->resource, st.reason);
-                else if (st.state == RL_WATCH_MAX_HOLD)
-                    msg("the lock on %s expired: --max-hold %ld ms reached; terminating COMMAND", c->resource,
-                        c->max_hold_ms);
-                else
-                    msg("the lock on %s expired before it could be extended; terminating COMMAND", c->resource);
-                kill(-pid, SIGTERM);
-                term_at = now_ms();
-            }
-        } else if (!killed && now_ms() - term_at >= (uint64_t)c->kill_grace_ms) {
+        if (!j->lost) {
+            check_lock(j);
+        } else if (!j->killed && now_ms() - j->term_at >= (uint64_t)c->kill_grace_ms) {
             msg("COMMAND still running %ld ms after SIGTERM: SIGKILL", c->kill_grace_ms);
-            kill(-pid, SIGKILL);
-            killed = 1;
+            kill(-j->pid, SIGKILL);
+            j->killed = 1;
         }
         long tick = TICK_MS;
-        if (lost && !killed) {
-            uint64_t due = term_at + (uint64_t)c->kill_grace_ms, now = now_ms();
+        if (j->lost && !j->killed) {
+            uint64_t due = j->term_at + (uint64_t)c->kill_grace_ms, now = now_ms();
             if (due > now && (long)(due - now) < tick) tick = (long)(due - now);
             if (due <= now) tick = 0;
         }
         struct timespec ts = {tick / 1000, (tick % 1000) * 1000000L};
         int sig = sigtimedwait(&wait_set, NULL, &ts);
-        for (int i = 0; i < 3; i++)
-            if (sig == forwarded[i] && forward[i]) kill(-pid, sig); /* COMMAND's whole group, as a terminal would */
+        if (sig > 0) job_signal(j, sig);
     }
-
-    /* COMMAND has exited: no extension after this, then the release */
-    rl_watch_stop(w);
-    rl_watch_unref(w);
-    for (int i = 0; i < t->n; i++) rl_conn_check(t->conns[i]); /* idle for long: stale ones reconnect */
-    rl_call call;
-    int rr = rl_release(&t->ctx, key, keylen, info->token, &call);
-    if (!lost && rr == RL_NO_QUORUM) quorum_message("release (the lock expires by its TTL)", c, t, &call);
-    return lost ? EX_SOFTWARE : exit_status_of(status);
+    job_end(j, !j->lost);
+    return j->lost ? EX_SOFTWARE : exit_status_of(status);
 }
 
 int main(int argc, char **argv)
@@ -503,6 +953,10 @@ int main(int argc, char **argv)
     if (rc >= 0) return rc;
     block_signals();
     rc = parse_nodes(&c);
+    if (rc == 0 && env_without_passwords() != 0) {
+        msg("out of memory");
+        rc = EX_OSERR;
+    }
     if (rc != 0) goto out;
 
     char key[MAX_PREFIX + MAX_RESOURCE + 1];
@@ -541,13 +995,21 @@ int main(int argc, char **argv)
         .retry_delay_ms = 200,
         .retry_jitter_ms = 100,
         .wait_ms = (int)c.wait_ms,
-        .drift_factor = 0.01,
+        .drift_factor = DRIFT_FACTOR,
         .fence_key = c.fencing ? fence_key : NULL,
         .fence_keylen = c.fencing ? pl + sizeof(fence_suffix) - 1 : 0,
     };
     rl_lock_info info;
+    memset(&info, 0, sizeof(info));
     int r = rl_acquire(&t.ctx, key, keylen, (int)c.ttl_ms, &o, &info, &call);
-    if (r == RL_ACQUIRED) {
+    acquire_signals(0);
+    if (got_sig) {
+        /* a signal ended the wait, or came while the lock was being taken:
+         * COMMAND does not run, and what a SET may have left goes (also
+         * where an answer was not awaited: it may still land, before this) */
+        if (info.token_len) rl_release(&t.ctx, key, keylen, info.token, NULL);
+        rc = 128 + got_sig;
+    } else if (r == RL_ACQUIRED) {
         char fence[24];
         setenv("REDLOCK_RESOURCE", c.resource, 1);
         setenv("REDLOCK_TOKEN", info.token, 1);

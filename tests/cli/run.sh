@@ -57,31 +57,69 @@ res() { echo "clitest:$run:$1"; }
 cli_host() { echo "${1%:*}"; }
 cli_port() { echo "${1##*:}"; }
 rcli() { local a=$1; shift; timeout 2 redis-cli -h "$(cli_host "$a")" -p "$(cli_port "$a")" "$@" 2>/dev/null; }
+# A node that does not answer is an error of the check, never "no key": the
+# counts below then print "unreachable" (not a number: every comparison of
+# the count fails), name the node on stderr and return 1.
+unreachable() { echo "$1: $2" >&2; echo unreachable; return 1; }
 # nodes on which KEY holds exactly VALUE
-held_on() { local n=0 a; for a in "${NODES[@]}"; do [ "$(rcli "$a" GET "$1")" = "$2" ] && n=$((n + 1)); done; echo $n; }
+held_on() {
+    local n=0 a v
+    for a in "${NODES[@]}"; do
+        v=$(rcli "$a" GET "$1") || { unreachable "held_on: $a" "no answer to GET $1"; return 1; }
+        [ "$v" = "$2" ] && n=$((n + 1))
+    done
+    echo $n
+}
 # nodes on which KEY exists
-keys_on() { local n=0 a; for a in "${NODES[@]}"; do [ "$(rcli "$a" EXISTS "$1")" = 1 ] && n=$((n + 1)); done; echo $n; }
+keys_on() {
+    local n=0 a v
+    for a in "${NODES[@]}"; do
+        v=$(rcli "$a" EXISTS "$1")
+        case $v in
+        1) n=$((n + 1)) ;;
+        0) ;;
+        *) unreachable "keys_on: $a" "answered '$v' to EXISTS $1"; return 1 ;;
+        esac
+    done
+    echo $n
+}
 evalsha_calls() {
     local s=0 a c
     for a in "${NODES[@]}"; do
-        c=$(rcli "$a" INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\).*/\1/p')
-        s=$((s + ${c:-0}))
+        c=$(rcli "$a" INFO commandstats) || { unreachable "evalsha_calls: $a" "no answer to INFO"; return 1; }
+        c=$(tr -d '\r' <<<"$c" | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\).*/\1/p')
+        s=$((s + ${c:-0})) # no line: no EVALSHA yet
     done
     echo $s
 }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
+sleep_until() { while [ "$(ms)" -lt "$1" ]; do sleep 0.02; done; }
 # wait_until TIMEOUT_MS COMMAND...: poll every 20 ms
 wait_until() { local end=$(( $(ms) + $1 )); shift; while [ "$(ms)" -lt "$end" ]; do "$@" && return 0; sleep 0.02; done; "$@"; }
 file_has() { [ -s "$1" ]; }
 keys_are() { [ "$(keys_on "$1")" -eq "$2" ]; }
 pause3() { for i in 1 2 3; do bash tests/nodes.sh pause "$i" >/dev/null; done; }
 resume3() { for i in 1 2 3; do bash tests/nodes.sh resume "$i" >/dev/null; done; }
-# start redlock in the background with default INT handling (a non-interactive
-# shell starts background jobs with SIGINT ignored); sets $bg
-start_bg() { env --default-signal=INT,TERM,HUP "$BIN" "$@" 2>"$tmp/bgerr" & bg=$!; started_pids+=("$bg"); }
+# start redlock in the background with default INT and QUIT handling (a
+# non-interactive shell starts background jobs with them ignored); sets $bg
+start_bg() { env --default-signal=INT,TERM,HUP,QUIT "$BIN" "$@" 2>"$tmp/bgerr" & bg=$!; started_pids+=("$bg"); }
+# a process's state letter (R, S, T stopped, Z ...); empty when it is gone
+pstate() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+# gone: no such process, or a zombie (a dead orphan stays one under an init that does not reap)
+all_gone() { local p s; for p; do s=$(pstate "$p"); [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ] && return 1; done; return 0; }
+is_stopped() { [ "$(pstate "$1")" = T ]; }
+is_running() { local s; s=$(pstate "$1"); [ -n "$s" ] && [ "$s" != T ] && [ "$s" != Z ]; }
+lines() { wc -l <"$1" 2>/dev/null || echo 0; }
 
 echo "binary: $BIN"
 echo "nodes: $REDLOCK_TEST_NODES"
+
+# ---- the checks' own helpers: a node that does not answer fails the count, loudly ----
+saved_nodes=("${NODES[@]}"); NODES=("127.0.0.1:1" "${saved_nodes[@]:1}")
+kout=$(keys_on "$(res helper)" 2>"$tmp/kerr"); krc=$?
+hout=$(held_on "$(res helper)" x 2>>"$tmp/kerr"); hrc=$?
+NODES=("${saved_nodes[@]}")
+check keys_on_fails_on_a_dead_node '[ $krc -ne 0 ] && [ $hrc -ne 0 ] && ! [[ "$kout$hout" =~ [0-9] ]] && [ "$(grep -c "127.0.0.1:1" "$tmp/kerr")" -eq 2 ]' "keys_on rc=$krc '$kout', held_on rc=$hrc '$hout', stderr: $(cat "$tmp/kerr")"
 
 # ---- --version, -h, usage errors (64) ----
 v=$("$BIN" --version); rc=$?
@@ -156,8 +194,10 @@ REDLOCK_NODES="127.0.0.1:1" "$BIN" -n "$REDLOCK_TEST_NODES" "$(res nflag)" -- tr
 check nodes_flag_overrides_env '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]' "$rc1 $rc2"
 
 # ---- held while COMMAND runs, extended past its TTL; conflicts; --check ----
-r=$(res held)
-start_bg -t 1000 "$r" -- sleep 5
+r=$(res held); rm -f "$tmp/go"
+# the holder holds until the test says so ($tmp/go; at most 20 s)
+hold_until_go='i=0; while [ ! -e '"$tmp/go"' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done'
+start_bg -t 1000 "$r" -- sh -c "$hold_until_go"
 wait_until 2000 keys_are "$r" 5
 sleep 1.5 # past the TTL: only the extensions keep it
 tokn=$(rcli "${NODES[0]}" GET "$r")
@@ -172,8 +212,17 @@ check conflict_exit_E_quiet '[ $rc -eq 7 ] && [ ! -s "$tmp/err" ]' "rc=$rc $(cat
 check check_locked_0 '[ $rc -eq 0 ]' "rc=$rc"
 t0=$(ms); "$BIN" -w 300 -q "$r" -- true; rc=$?; took=$(( $(ms) - t0 ))
 check wait_runs_out_conflict '[ $rc -eq 1 ] && [ $took -ge 250 ] && [ $took -lt 1500 ]' "rc=$rc took=${took}ms"
-t0=$(ms); "$BIN" -w 5000 "$r" -- true; rc=$?; took=$(( $(ms) - t0 ))
-check wait_acquires_after_release '[ $rc -eq 0 ] && [ $took -ge 100 ] && [ $took -lt 3000 ]' "rc=$rc took=${took}ms"
+# A waiter started while the lock is held; the holder releases 0.5 s later
+# (the test's go). The waiter's COMMAND runs only after that release (it
+# checks for the go file), and within 2 s of it: a retry pause is at most
+# 300 ms (200 + 100 jitter) plus round trips of 50 ms at most; its --wait
+# (5 s from its start) cannot run out before that.
+rm -f "$tmp/waited"
+"$BIN" -w 5000 "$r" -- sh -c 'test -e '"$tmp/go"' && touch '"$tmp/waited" & wpid=$!; started_pids+=("$wpid")
+sleep 0.5
+touch "$tmp/go"; t0=$(ms)
+wait "$wpid"; rc=$?; took=$(( $(ms) - t0 ))
+check wait_acquires_after_release '[ $rc -eq 0 ] && [ -e "$tmp/waited" ] && [ $took -lt 2000 ]' "rc=$rc took=${took}ms after the release"
 wait "$bg"; rc=$?
 check holder_exit_0 '[ $rc -eq 0 ]' "rc=$rc"
 "$BIN" --check "$r"; rc=$?
@@ -203,26 +252,42 @@ acl_cleanup() { for a in "${NODES[@]}"; do rcli "$a" ACL DELUSER "rlcli$run" >/d
 if [ $acl_ok -eq 1 ]; then
     nodes_user=$(printf "redis://rlcli$run@%s," "${NODES[@]}"); nodes_user=${nodes_user%,}
     r=$(res acl)
-    REDLOCK_PASSWORD=Acl-Pw-3 "$BIN" -n "$nodes_user" "$r" -- sh -c 'echo "$PPID $$" >'"$tmp/pids"'; sleep 1' &
-    started_pids+=($!)
+    rm -f "$tmp/go"
+    # COMMAND holds until the checks are done ($tmp/go), not for a fixed time
+    REDLOCK_PASSWORD=Acl-Pw-3 "$BIN" -n "$nodes_user" "$r" -- sh -c 'echo "$PPID $$" >'"$tmp/pids; $hold_until_go" &
+    apid=$!; started_pids+=("$apid")
     wait_until 3000 file_has "$tmp/pids"
     read -r rpid cpid <"$tmp/pids"
     psout=$(ps -o args= -p "$rpid" -p "$cpid" 2>/dev/null)
-    check redlock_password_with_acl_user '[ -n "$psout" ] && [ "$(keys_on "$r")" -eq 5 ]' "$psout"
+    kn=$(keys_on "$r")
+    touch "$tmp/go"
+    check redlock_password_with_acl_user '[ -n "$psout" ] && [ "$kn" = 5 ]' "keys=$kn $psout"
     check password_not_in_ps '! grep -q "Acl-Pw-3" <<<"$psout"' "$psout"
-    wait
+    wait "$apid"
     nodes_uri=$(printf "redis://rlcli$run:Acl-Pw-3@%s," "${NODES[@]}"); nodes_uri=${nodes_uri%,}
     "$BIN" -n "$nodes_uri" "$r" -- true; rc=$?
     check password_in_uri '[ $rc -eq 0 ]' "rc=$rc"
+    # COMMAND's environment holds no password: no REDLOCK_PASSWORD, REDLOCK_NODES without the URIs'
+    # passwords (user kept: a redlock inside COMMAND, given the password, takes the same nodes).
+    # Looked for with env, in /proc/<COMMAND>/environ and in /proc/<redlock>/environ (COMMAND may read it).
+    rm -f "$tmp/env" "$tmp/environ" "$tmp/penviron"
+    REDLOCK_PASSWORD=Acl-Pw-3 REDLOCK_NODES="$nodes_uri" "$BIN" "$r" -- sh -c 'env >'"$tmp/env"'; tr "\0" "\n" </proc/$$/environ >'"$tmp/environ"'; tr "\0" "\n" </proc/$PPID/environ >'"$tmp/penviron"'; REDLOCK_PASSWORD=Acl-Pw-3 "$0" "$1" -- true' "$BIN" "$(res inner)" 2>"$tmp/err"; rc=$?
+    leaks=$(grep -l "Acl-Pw-3" "$tmp/env" "$tmp/environ" "$tmp/penviron" 2>&1)
+    check command_env_has_no_password '[ $rc -eq 0 ] && [ -s "$tmp/env" ] && [ -s "$tmp/environ" ] && [ -s "$tmp/penviron" ] && [ -z "$leaks" ] && ! grep -q "^REDLOCK_PASSWORD=" "$tmp/env"' "rc=$rc password in: $leaks $(cat "$tmp/err")"
+    check command_env_nodes_without_passwords '[ "$(sed -n "s/^REDLOCK_NODES=//p" "$tmp/env")" = "$nodes_user" ]' "$(grep ^REDLOCK_NODES= "$tmp/env")"
 else
     fail redlock_password_with_acl_user "ACL SETUSER failed"
 fi
+# an entry of REDLOCK_NODES that does not read as a node (with --nodes, it is not used) may hide a password: the variable goes
+REDLOCK_NODES="${NODES[0]},redis://u:Junk-Pw-5@bad host" "$BIN" -n "$REDLOCK_TEST_NODES" "$(res envdrop)" -- env >"$tmp/env"; rc=$?
+check command_env_unreadable_nodes_dropped '[ $rc -eq 0 ] && ! grep -q "Junk-Pw-5" "$tmp/env" && ! grep -q "^REDLOCK_NODES=" "$tmp/env"' "rc=$rc $(grep ^REDLOCK_NODES= "$tmp/env")"
 
 # ---- signals to redlock are forwarded to COMMAND; released after it exits ----
-for sig in INT TERM HUP; do
+for sig in INT TERM HUP QUIT USR1 USR2; do
     r=$(res "sig$sig"); rm -f "$tmp/ready"
-    start_bg "$r" -- sh -c 'trap "exit 42" '"$sig"'; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
-    wait_until 3000 test -e "$tmp/ready"
+    start_bg "$r" -- sh -c 'trap "exit 42" '"$sig"'; echo $$ >'"$tmp/ready"'; while :; do sleep 0.05; done'
+    wait_until 3000 file_has "$tmp/ready"
+    started_pids+=("$(cat "$tmp/ready")")
     kill -"$sig" "$bg"
     wait "$bg"; rc=$?
     check "forward_sig$sig" '[ $rc -eq 42 ] && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc keys=$(keys_on "$r")"
@@ -234,6 +299,94 @@ wait_until 3000 test -e "$tmp/ready"
 kill -HUP "$bg"
 wait "$bg"; rc=$?
 check ignored_signal_not_forwarded '[ $rc -eq 5 ]' "rc=$rc"
+
+# ---- job control: COMMAND never runs while redlock is stopped; continued, it goes on only under a confirmed lock ----
+# COMMAND of the stop checks: one process, not a shell (a shell's vfork child stopped before its exec
+# keeps the shell itself from stopping, under any job-control shell). It writes its pid to $1, "ready" on
+# stdout, then a line to $2 every 50 ms, $3 times (0: until killed).
+ticker=(perl -e 'open(P, ">", $ARGV[0]) or die; print P "$$\n"; close P; open(T, ">>", $ARGV[1]) or die;
+    select(T); $| = 1; select(STDOUT); $| = 1; print "ready\n";
+    for (my $i = 0; !$ARGV[2] || $i < $ARGV[2]; $i++) { print T "x\n"; select(undef, undef, undef, 0.05) }')
+tick_cmd=("${ticker[@]}" "$tmp/cpid" "$tmp/ticks" 0)
+r=$(res tstp); rm -f "$tmp/cpid" "$tmp/ticks"
+start_bg -t 3000 "$r" -- "${tick_cmd[@]}" >/dev/null
+wait_until 3000 file_has "$tmp/ticks"
+cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
+kill -TSTP "$bg"
+wait_until 2000 is_stopped "$bg"; sr=$(pstate "$bg"); sc=$(pstate "$cpid")
+n1=$(lines "$tmp/ticks"); sleep 0.3; n2=$(lines "$tmp/ticks")
+check sigtstp_stops_command_then_redlock '[ "$sr" = T ] && [ "$sc" = T ] && [ "$n1" = "$n2" ]' "redlock '$sr', COMMAND '$sc', COMMAND's ticks $n1 -> $n2 while redlock was stopped"
+kill -CONT "$bg"
+wait_until 2000 is_running "$cpid"
+n3=$(lines "$tmp/ticks"); sleep 0.2; n4=$(lines "$tmp/ticks")
+tokn=$(rcli "${NODES[0]}" GET "$r")
+check sigcont_continues_command_locked 'is_running "$bg" && [ "$n4" -gt "$n3" ] && [ -n "$tokn" ] && [ "$(held_on "$r" "$tokn")" -eq 5 ]' "redlock '$(pstate "$bg")', ticks $n3 -> $n4, held on $(held_on "$r" "$tokn")"
+kill -TERM "$bg"; wait "$bg"; rc=$?
+check sigterm_after_continue '[ $rc -eq 143 ] && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc"
+# stopped past the TTL: another redlock takes the lock meanwhile; when continued, redlock finds it gone
+# and kills COMMAND where it stands (never resumed without the lock), exit 70
+r=$(res tstplost); rm -f "$tmp/cpid" "$tmp/ticks"
+start_bg -t 1000 "$r" -- "${tick_cmd[@]}" >/dev/null
+wait_until 3000 file_has "$tmp/ticks"
+cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
+kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"
+n1=$(lines "$tmp/ticks")
+"$BIN" -w 4000 "$r" -- true; rc2=$? # acquires once the TTL (1 s) of the stopped one's lock ran out
+n2=$(lines "$tmp/ticks")
+kill -CONT "$bg"; wait "$bg"; rc=$?
+n3=$(lines "$tmp/ticks")
+check stopped_past_ttl_command_never_resumed '[ $rc2 -eq 0 ] && [ "$n1" = "$n2" ] && [ "$n2" = "$n3" ] && [ $rc -eq 70 ] && all_gone "$cpid"' "second redlock rc=$rc2, ticks $n1 -> $n2 (while stopped) -> $n3 (after SIGCONT), rc=$rc, COMMAND '$(pstate "$cpid")'"
+check stopped_past_ttl_message 'grep -q "lost the lock" "$tmp/bgerr" && grep -q "SIGKILL" "$tmp/bgerr"' "$(cat "$tmp/bgerr")"
+
+# ---- the terminal (a pty, driven by tests/cli/jobctl.py, a tiny job-control shell) ----
+if ! command -v python3 >/dev/null 2>&1; then
+    fail tty_tests "python3 missing (scripts/deps.sh installs it)"
+else
+    J=(python3 "$here/jobctl.py")
+    # in the foreground, COMMAND reads the terminal (it has its foreground)
+    r=$(res ttyread)
+    out=$("${J[@]}" read --timeout 5 -- "$BIN" -t 1000 "$r" -- sh -c 'echo ready; read x; echo "got:$x"')
+    check tty_command_reads_the_terminal 'grep -qx "exit=0" <<<"$out" && grep -q "got:hello" <<<"$out"' "$out"
+    # in the background, COMMAND reading the terminal stops (SIGTTIN), redlock with it; "kill %1" ends both
+    r=$(res ttyttin)
+    out=$("${J[@]}" ttin --timeout 5 -- "$BIN" -t 1000 "$r" -- sh -c 'read x; echo "got:$x"')
+    check tty_background_read_stops_redlock 'grep -qx "stopped=SIGTTIN" <<<"$out"' "$out"
+    check tty_stopped_job_ends_on_sigterm 'grep -qx "exit=143" <<<"$out" && [ "$(keys_on "$r")" -eq 0 ]' "$out"
+    # Ctrl-Z stops COMMAND (nothing written while stopped) and redlock; fg within the lock's validity: it goes on
+    zcmd=("${ticker[@]}" "$tmp/cpid" "$tmp/ticks" 20)
+    count_ticks='n1=$(wc -l <'"$tmp/ticks"'); sleep 0.4; n2=$(wc -l <'"$tmp/ticks"'); echo "ticks_while_stopped=$((n2 - n1))"; echo $n2 >'"$tmp/nstop"
+    r=$(res ttyz); rm -f "$tmp/ticks"
+    out=$("${J[@]}" ctrlz --stopped-for 0.5 --timeout 5 --during "$count_ticks" -- "$BIN" -t 3000 "$r" -- "${zcmd[@]}")
+    check tty_ctrl_z_stops_command 'grep -qx "stopped=SIGTSTP" <<<"$out" && grep -qx "ticks_while_stopped=0" <<<"$out"' "$out"
+    check tty_fg_continues_command 'grep -qx "exit=0" <<<"$out" && [ "$(lines "$tmp/ticks")" -eq 20 ]' "ticks=$(lines "$tmp/ticks") $out"
+    # Ctrl-Z past the TTL, the lock taken by another meanwhile: after fg, COMMAND is killed, never resumed, exit 70
+    r=$(res ttyzlost); rm -f "$tmp/ticks"
+    out=$("${J[@]}" ctrlz --stopped-for 1.5 --timeout 6 --during "$BIN -w 4000 $r -- true; echo second=\$?; $count_ticks" -- "$BIN" -t 1000 "$r" -- "${zcmd[@]}")
+    check tty_fg_after_lock_lost_kills_command 'grep -qx "second=0" <<<"$out" && grep -qx "ticks_while_stopped=0" <<<"$out" && grep -qx "exit=70" <<<"$out" && [ "$(lines "$tmp/ticks")" = "$(cat "$tmp/nstop")" ]' "ticks=$(lines "$tmp/ticks") at stop=$(cat "$tmp/nstop" 2>/dev/null) $out"
+fi
+
+# ---- a signal while the lock is being taken (--wait): the wait ends at once, COMMAND does not run, nothing of ours stays ----
+# Another owner holds the key on nodes 1-3 (a quorum); on nodes 4 and 5 each attempt of the waiter sets
+# it (and releases it after the failed attempt). The signal comes 0.5 s into a 6 s wait: the waiter must
+# be gone well before the 5.5 s the wait had left (2 s: a round trip and a release take 100 ms at most).
+# For SIGINT the lock frees up just after the signal: the waiter must not take it then. Whether it took
+# the lock at all shows in its fence counter (--fencing, a prefix of its own): created only by a SET that
+# reached a quorum (COMMAND, which the forwarded signal may kill before it does anything, cannot tell).
+fence_keys() { local a n=0 k; for a in "${NODES[@]}"; do k=$(rcli "$a" --scan --pattern "$1*redlock:fence" | tr -d '\0'); [ -n "$k" ] && n=$((n + 1)); done; echo $n; }
+for sig in TERM INT HUP; do
+    pfx="acq:$run:$sig:"; r=w; rm -f "$tmp/ran"
+    for i in 0 1 2; do rcli "${NODES[$i]}" SET "$pfx$r" foreign PX 20000 >/dev/null; done
+    start_bg -w 6000 --fencing --prefix "$pfx" "$r" -- touch "$tmp/ran"
+    sleep 0.5
+    kill -"$sig" "$bg"; t0=$(ms)
+    [ "$sig" = INT ] && for i in 0 1 2; do rcli "${NODES[$i]}" DEL "$pfx$r" >/dev/null; done
+    wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
+    want=$(( 128 + $(kill -l "$sig") ))
+    ours=$(( $(keys_on "$pfx$r") - $(held_on "$pfx$r" foreign) )); fenced=$(fence_keys "$pfx")
+    check "wait_ended_by_sig$sig" '[ $rc -eq $want ] && [ $took -lt 2000 ] && [ ! -e "$tmp/ran" ] && [ "$fenced" = 0 ]' "rc=$rc (want $want) took=${took}ms after the signal, COMMAND ran: $([ -e "$tmp/ran" ] && echo yes || echo no), lock taken (fence counter on $fenced nodes)"
+    check "wait_ended_by_sig${sig}_nothing_left" '[ "$ours" = 0 ]' "keys of the waiter left: $ours"
+    for a in "${NODES[@]}"; do rcli "$a" DEL "$pfx$r" >/dev/null; done
+done
 
 # ---- lock loss: 3 of 5 nodes paused -> SIGTERM to COMMAND's group, exit 70 ----
 r=$(res lost); rm -f "$tmp/ready" "$tmp/term"
@@ -248,7 +401,7 @@ check lost_detected_within_ttl '[ $took -lt 1000 ]' "took=${took}ms"
 r=$(res lost2); rm -f "$tmp/ready" "$tmp/cpid"
 start_bg -t 1000 --kill-grace 700 "$r" -- sh -c 'trap "" TERM; echo $$ >'"$tmp/cpid"'; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
 wait_until 3000 test -e "$tmp/ready"
-pause3; t0=$(ms)
+t0=$(ms); pause3 # from before the pause: the loss (and so the grace) may begin while the nodes are being paused
 wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
 resume3
 cpid=$(cat "$tmp/cpid")
@@ -269,17 +422,29 @@ r=$(res noext)
 "$BIN" -t 300 "$r" -- sleep 0.5
 c0=$(evalsha_calls); sleep 0.5; c1=$(evalsha_calls)
 check no_extension_after_exit '[ "$c0" = "$c1" ]' "$c0 -> $c1"
-r=$(res sigkill); rm -f "$tmp/cpid"
-start_bg -t 1000 "$r" -- sh -c 'echo $$ >'"$tmp/cpid"'; exec sleep 30'
-wait_until 3000 file_has "$tmp/cpid"
+# COMMAND (a shell) and what it started (a sleep, in its process group) die with redlock
+r=$(res sigkill); rm -f "$tmp/cpids"
+start_bg -t 1000 "$r" -- sh -c 'sleep 30 & echo "$$ $!" >'"$tmp/cpids"'; wait'
+wait_until 3000 file_has "$tmp/cpids"
+read -r cpid gpid <"$tmp/cpids"; started_pids+=("$cpid" "$gpid")
 sleep 1.2 # past the ttl: extended
 before=$(keys_on "$r")
 kill -KILL "$bg"; wait "$bg" 2>/dev/null; t0=$(ms)
 maxp=0; for a in "${NODES[@]}"; do p=$(rcli "$a" PTTL "$r"); [ "${p:-0}" -gt "$maxp" ] && maxp=$p; done
-sleep 1.1 # the TTL (1 s) and a margin, counted from the kill
+wait_until 1000 all_gone "$cpid" "$gpid"
+check command_dies_with_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after redlock's SIGKILL"
+sleep_until $((t0 + 1100)) # the TTL (1 s) and a margin, counted from the kill
 left=$(keys_on "$r")
 check redlock_sigkill_expires_by_ttl '[ "$before" -eq 5 ] && [ "$maxp" -gt 0 ] && [ "$maxp" -le 1000 ] && [ "$left" -eq 0 ]' "before=$before pttl after kill=$maxp left=$left"
-kill -KILL "$(cat "$tmp/cpid")" 2>/dev/null
+# also when redlock is killed while stopped with COMMAND's group
+r=$(res killstopped); rm -f "$tmp/cpids"
+start_bg -t 3000 "$r" -- sh -c 'sleep 30 & echo "$$ $!" >'"$tmp/cpids"'; wait'
+wait_until 3000 file_has "$tmp/cpids"
+read -r cpid gpid <"$tmp/cpids"; started_pids+=("$cpid" "$gpid")
+kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"
+kill -KILL "$bg"; wait "$bg" 2>/dev/null
+wait_until 1000 all_gone "$cpid" "$gpid"
+check command_dies_with_stopped_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after SIGKILL to the stopped redlock"
 
 # ---- TLS: a rediss:// node is never used in clear; the --tls-* settings ----
 "$BIN" --tls-cafile /nonexistent --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
