@@ -662,6 +662,12 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
         }
     }
     fan_end(&f, now);
+    /* API.md "stats()": every node whose deadline had passed when the call
+     * was decided counts its timeout, also one the deciding pass did not
+     * reach (decided by another node's timeout at the same instant) */
+    for (int i = 0; i < n && !cmd->nowait; i++)
+        if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && now >= net->conns[i]->deadline_us)
+            on_timeout(&f, i, now);
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
         if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))

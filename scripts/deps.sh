@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # deps.sh -- install every Debian package the build, the demo and the tests need (idempotent).
 # php-dev ships phpize and gen_stub.php, php-parser the parser gen_stub.php runs on
-# (scripts/gen-stub.sh). python3 drives redlock(1) on a pseudo-terminal (tests/cli/jobctl.py).
+# (scripts/gen-stub.sh). What the test command runs is installed here, the short benchmark
+# included: rsync (bench/run.sh's private build, the raw row) and php-symfony-lock (the
+# symfony row when bench/vendor is absent). bench/deps.sh adds Composer's symfony/lock.
+# python3 drives redlock(1) on a pseudo-terminal (tests/cli/jobctl.py).
 set -euo pipefail
 pkgs=(
   php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit
   composer php-json-schema
   libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
-  man-db procps strace python3
+  man-db procps strace python3 rsync php-symfony-lock
 )
 missing=()
 for p in "${pkgs[@]}"; do

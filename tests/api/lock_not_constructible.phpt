@@ -24,18 +24,30 @@ var_dump((new ReflectionClass(RedLock\Lock::class))->isFinal(), (new ReflectionC
 $rl = rl_new(['retry_count' => 0]);
 $res = rl_name('lock_not_constructible');
 $l = $rl->lock($res, 5000);
-foreach (['resource', 'token', 'ttl', 'fence'] as $p) {
+// The meaning, not one PHP version's wording (8.2: "Cannot modify readonly
+// property", 8.4: "Cannot indirectly modify readonly property" for a
+// reference): each attempt throws an \Error naming the property, and the
+// property keeps its value.
+function refused(string $what, callable $try, ?RedLock\Lock $l = null, ?string $p = null, string $kind = 'readonly'): void
+{
+    $before = $l !== null ? $l->$p : null;
     try {
-        $l->$p = $p === 'ttl' || $p === 'fence' ? 1 : 'x';
-        echo "modified $p\n";
+        $try();
+        echo "$what: allowed\n";
     } catch (Error $e) {
-        echo $e->getMessage(), "\n";
+        $named = preg_match('/\b' . $kind . ' property ' . preg_quote($l !== null ? get_class($l) . '::$' . $p : $p, '/') . '$/', $e->getMessage());
+        echo "$what: ", get_class($e), $named ? " naming the property" : " (message: " . $e->getMessage() . ")";
     }
+    if ($l !== null) echo ", value ", $l->$p === $before ? "kept" : "changed";
+    echo "\n";
 }
-try { unset($l->token); } catch (Error $e) { echo $e->getMessage(), "\n"; }
-try { $ref = &$l->token; } catch (Error $e) { echo $e->getMessage(), "\n"; }
-try { $l->extra = 1; } catch (Error $e) { echo $e->getMessage(), "\n"; }
-try { $rl->extra = 1; } catch (Error $e) { echo $e->getMessage(), "\n"; }
+foreach (['resource', 'token', 'ttl', 'fence'] as $p) {
+    refused("assign $p", function () use ($l, $p) { $l->$p = $p === 'ttl' || $p === 'fence' ? 1 : 'x'; }, $l, $p);
+}
+refused("unset token", function () use ($l) { unset($l->token); }, $l, 'token');
+refused("reference to token", function () use ($l) { $ref = &$l->token; $ref = 'x'; }, $l, 'token');
+refused("dynamic property on Lock", function () use ($l) { $l->extra = 1; }, null, 'RedLock\Lock::$extra', 'dynamic');
+refused("dynamic property on RedLock", function () use ($rl) { $rl->extra = 1; }, null, 'RedLock::$extra', 'dynamic');
 foreach ((new ReflectionClass($l))->getProperties() as $p) {
     echo $p->getName(), ": ", $p->getType(), $p->isReadOnly() ? ' readonly' : '', $p->isPublic() ? ' public' : '', "\n";
 }
@@ -48,14 +60,14 @@ new: Error
 newInstanceWithoutConstructor: ReflectionException
 bool(true)
 bool(true)
-Cannot modify readonly property RedLock\Lock::$resource
-Cannot modify readonly property RedLock\Lock::$token
-Cannot modify readonly property RedLock\Lock::$ttl
-Cannot modify readonly property RedLock\Lock::$fence
-Cannot unset readonly property RedLock\Lock::$token
-Cannot modify readonly property RedLock\Lock::$token
-Cannot create dynamic property RedLock\Lock::$extra
-Cannot create dynamic property RedLock::$extra
+assign resource: Error naming the property, value kept
+assign token: Error naming the property, value kept
+assign ttl: Error naming the property, value kept
+assign fence: Error naming the property, value kept
+unset token: Error naming the property, value kept
+reference to token: Error naming the property, value kept
+dynamic property on Lock: Error naming the property
+dynamic property on RedLock: Error naming the property
 resource: string readonly public
 token: string readonly public
 ttl: int readonly public

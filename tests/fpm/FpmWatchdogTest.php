@@ -63,14 +63,37 @@ final class FpmWatchdogTest extends RedLockTestCase
         $this->assertReleasedEverywhere($res, 'released at request end (auto_release)', 0.3);
     }
 
-    /** With auto_release (the default): released at the end, however the request ends. */
+    /**
+     * With auto_release (the default): released at the end, however the request ends.
+     * Each request must have held the lock (its TOKEN, and isLocked() during the
+     * request) and ended the way it says: the uncaught exception and the
+     * max_execution_time fatal are in the worker's error log. The TTL (5 s) is
+     * far longer than the wait for the release, so an expiry cannot pass for one.
+     */
     public function testReleasedAtRequestEnd(): void
     {
         $this->requireExtension();
         $fpm = $this->startFpm(['workers' => 1]);
-        foreach (['return', 'exception', 'timeout'] as $end) {
+        $ended = [
+            'return' => null,
+            'exception' => 'uncaught on purpose',
+            'timeout' => 'Maximum execution time of 1 second exceeded',
+        ];
+        foreach ($ended as $end => $logged) {
             $res = $this->res($end);
-            $this->hold($fpm, $res, $end, ['auto_extend' => true], 1000);
+            clearstatcache();
+            $logFrom = is_file($fpm->phpErrorLog) ? filesize($fpm->phpErrorLog) : 0;
+            $r = $this->hold($fpm, $res, $end, ['auto_extend' => true], 5000);
+            $this->tokenFrom($r['body']);   // fails on "NOT ACQUIRED"
+            $this->assertTrue($this->result($r['body'])['held'], "'$end': held during the request");
+            $this->assertStringNotContainsString('ENDED WITHOUT', $r['body'], "'$end': the request ended as it should");
+            if ($logged !== null) {
+                $this->assertNotFalse(TestNodes::waitFor(function () use ($fpm, $logFrom, $logged) {
+                    clearstatcache();
+                    return is_file($fpm->phpErrorLog)
+                        && str_contains((string)file_get_contents($fpm->phpErrorLog, false, null, $logFrom), $logged);
+                }, 2.0), "'$end': the worker logged '$logged': " . $fpm->logs());
+            }
             $this->assertReleasedEverywhere($res, "after '$end'", 0.3);
         }
     }

@@ -19,6 +19,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
+# shellcheck source=../phpunit_count.sh
+. tests/phpunit_count.sh
 
 export REDLOCK_SO=${REDLOCK_SO:-$root/modules/redlock.so}
 [ -f "$REDLOCK_SO" ] || { echo "run.sh: $REDLOCK_SO not found (bash scripts/build.sh)"; echo "integrations: 0 passed, 1 failed, 0 skipped"; exit 1; }
@@ -83,19 +85,15 @@ JSON
     "$dir/vendor/autoload.php" "${framework[$s]}" 2>/dev/null)
   echo "$s: installed ${framework[$s]} $version in $((t1 - t0)) s"
   REDLOCK_COMPOSER_AUTOLOAD="$dir/vendor/autoload.php" \
-    php -d "extension=$REDLOCK_SO" "$(command -v phpunit)" -c "integrations/$a/phpunit.xml.dist" >"$dir/phpunit.log" 2>&1
+    php -d "extension=$REDLOCK_SO" "$(command -v phpunit)" --verbose -c "integrations/$a/phpunit.xml.dist" >"$dir/phpunit.log" 2>&1
   rc=$?
   t2=$(date +%s)
   grep -E '^(OK|Tests:|There w|[0-9]+\) |FAILURES|ERRORS)|skipped|Skipped' "$dir/phpunit.log" | head -n 40 | sed 's/^/  | /'
   # PHPUnit's summary, counted as scripts/test.sh counts the fpm suite
-  t=$(grep -oE '(OK \(|Tests: )[0-9]+' "$dir/phpunit.log" | grep -oE '[0-9]+' | tail -n1)
-  ff=$(grep -oE '(Failures|Errors): [0-9]+' "$dir/phpunit.log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
-  fs=$(grep -oE '(Skipped|Incomplete|Risky): [0-9]+' "$dir/phpunit.log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
-  t=${t:-0}; ff=${ff:-0}; fs=${fs:-0}
-  [ "$rc" -ne 0 ] && [ "$ff" -eq 0 ] && ff=1
-  [ "$t" -eq 0 ] && [ "$ff" -eq 0 ] && ff=1
+  read -r p ff fs < <(phpunit_count "$dir/phpunit.log" "$rc")
   [ "$ff" -gt 0 ] && sed -n '/^There w/,$p' "$dir/phpunit.log" | head -n 60 | sed 's/^/  | /'
-  p=$((t - ff - fs < 0 ? 0 : t - ff - fs))
+  # a suite that skipped everything tested nothing
+  [ "$p" -eq 0 ] && [ "$ff" -eq 0 ] && ff=1 && echo "$s: FAIL every test skipped"
   echo "$s: ${framework[$s]} $version: $p passed, $ff failed, $fs skipped (phpunit $((t2 - t1)) s)"
   passed=$((passed + p)); failed=$((failed + ff)); skipped=$((skipped + fs))
 done

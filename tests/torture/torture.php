@@ -10,6 +10,10 @@
 //   php -n torture.php check OUT_DIR FAULTS_FILE WALL_MS
 //       reads every worker's JSON, the counter on AUX and the injector's fault counts,
 //       prints the figures and "1 passed, 0 failed" (exit 0) or "0 passed, 1 failed" (exit 1).
+//       Judged: lost updates, overlaps, locks invalid at entry or expired in the critical
+//       section (each must be 0: the section takes a few ms of a 1.5 s validity), faults
+//       (unless TORTURE_NO_FAULTS=1: at least one pause and one kill, all healed, and the
+//       clients saw timeouts and errors), and liveness (see LIVENESS_GAP).
 //   php -n torture.php reset
 //       clears the run's keys on AUX.
 //
@@ -27,6 +31,19 @@ require __DIR__ . '/common.php';
 const TAG = 'torture';
 const AUX_TIMEOUT = 2.0;
 const RESOURCE = 'torture:resource';
+
+/**
+ * Liveness: the longest time, in TTLs plus a second, with no acquisition by any worker
+ * (from the first worker's start to the last one's end). With at most 2 of 5 nodes faulty
+ * a quorum can be out of reach only while a key of a failed attempt or of a holder whose
+ * release was lost lives on (at most 1 TTL), a restarted node waits out its grace (the
+ * longest TTL plus the drift: 1 TTL) and a paused node is held (at most 1.6 s, about 1 TTL
+ * at the default 1500 ms); the second covers the retry period and the scheduling.
+ */
+function liveness_gap_ms(int $ttl): int
+{
+    return 3 * $ttl + 1000;
+}
 
 function keys(): array
 {
@@ -52,6 +69,7 @@ function worker(int $id, int $iterations, float $end, string $out): int
         'invalid_at_entry' => 0, 'expired_in_cs' => 0, 'overlaps' => 0, 'successes' => 0,
         'release_true' => 0, 'release_false' => 0, 'release_exceptions' => 0,
         'quorum_messages' => [], 'max_critical_ms' => 0.0, 'stats' => null,
+        'start_ms' => now_ms(), 'end_ms' => 0, 'acquired_at_ms' => [],
     ];
     $rl = new RedLock(rl_nodes(), [
         'connect_timeout' => 50, 'timeout' => 50,
@@ -62,6 +80,7 @@ function worker(int $id, int $iterations, float $end, string $out): int
     // write the figures whatever happens (an unexpected Throwable is reported, not lost)
     $flush = function () use (&$fig, $rl, $out): void {
         $fig['stats'] = $rl->stats();
+        $fig['end_ms'] = now_ms();
         write_json($out, $fig, JSON_PRETTY_PRINT);
     };
 
@@ -96,6 +115,7 @@ function worker(int $id, int $iterations, float $end, string $out): int
                 }
             }
             $fig['acquired']++;
+            $fig['acquired_at_ms'][] = now_ms();
             $t0 = hrtime(true);
             if ($lock !== null && !$lock->isValid()) {
                 // validity already gone: a correct client must not touch the resource
@@ -144,6 +164,30 @@ function worker(int $id, int $iterations, float $end, string $out): int
     }
     $flush();
     return 0;
+}
+
+function now_ms(): int
+{
+    return (int) floor(microtime(true) * 1000);
+}
+
+/** The longest stretch of [first start, last end] without an acquisition, in ms. */
+function longest_gap(array $reports): int
+{
+    $starts = array_column($reports, 'start_ms');
+    $ends = array_column($reports, 'end_ms');
+    if (!$starts || !$ends) {
+        return PHP_INT_MAX;
+    }
+    $at = array_merge(...array_map(fn($w) => $w['acquired_at_ms'] ?? [], $reports));
+    sort($at);
+    $prev = min($starts);
+    $gap = 0;
+    foreach ([...$at, max($ends)] as $t) {
+        $gap = max($gap, $t - $prev);
+        $prev = $t;
+    }
+    return $gap;
 }
 
 function check(string $dir, string $faultsFile, int $wallMs): int
@@ -196,6 +240,11 @@ function check(string $dir, string $faultsFile, int $wallMs): int
     }
 
     $noLock = getenv('TORTURE_NO_LOCK') === '1';
+    $noFaults = getenv('TORTURE_NO_FAULTS') === '1';
+    $ttl = (int) (getenv('TORTURE_TTL') ?: 1500);
+    $gap = longest_gap($reports);
+    $timeouts = array_sum(array_column($nodeErr, 'timeouts'));
+    $errors = array_sum(array_column($nodeErr, 'errors'));
     printf("mode:                 %s\n", $noLock ? 'TORTURE_NO_LOCK=1 (no lock taken: this run must FAIL)' : 'locked');
     printf("workers:              %d\n", $workers);
     printf("attempts:             %d\n", $attempts);
@@ -219,6 +268,7 @@ function check(string $dir, string $faultsFile, int $wallMs): int
         $ne[] = "$name {$n['errors']}e/{$n['timeouts']}t";
     }
     printf("node errors/timeouts: %s\n", implode(', ', $ne));
+    printf("longest gap without an acquisition: %d ms (at most %d: 3 x TTL + 1 s)\n", $gap, liveness_gap_ms($ttl));
     printf("wall time:            %.1f s\n", $wallMs / 1000);
     foreach (array_slice($qmsgs, 0, 2) as $m) {
         echo "  sample QuorumException: $m\n";
@@ -241,6 +291,34 @@ function check(string $dir, string $faultsFile, int $wallMs): int
     }
     if (!$noLock && ($sum['acquired'] ?? 0) < $workers) {
         $problems[] = "too few acquisitions (" . ($sum['acquired'] ?? 0) . ") to mean anything";
+    }
+    if (!$noLock) {
+        // lock() returns a lock only with validity left, and the critical section takes a
+        // few ms of it: either count means the validity the lock claims is wrong
+        foreach (['invalid_at_entry' => 'invalid at entry', 'expired_in_cs' => 'expired in the critical section'] as $k => $what) {
+            if (($sum[$k] ?? 0) !== 0) {
+                $problems[] = "locks $what: {$sum[$k]}";
+            }
+        }
+        if ($gap > liveness_gap_ms($ttl)) {
+            $problems[] = "liveness: $gap ms without any acquisition (at most " . liveness_gap_ms($ttl) . " ms)";
+        }
+    }
+    if (!$noFaults) {
+        // a run without faults proves nothing about faults: both kinds, healed, and seen
+        foreach (['pause' => 'resume', 'kill' => 'restart'] as $fault => $heal) {
+            if (($faults[$fault] ?? 0) < 1) {
+                $problems[] = "no $fault injected";
+            } elseif (($faults[$heal] ?? 0) !== $faults[$fault]) {
+                $problems[] = "{$faults[$fault]} {$fault}s but {$faults[$heal]} {$heal}s";
+            }
+        }
+        if (($faults['pause'] ?? 0) > 0 && $timeouts === 0) {
+            $problems[] = "pauses injected but no client saw a timeout";
+        }
+        if (($faults['kill'] ?? 0) > 0 && $errors === 0) {
+            $problems[] = "kills injected but no client saw an error";
+        }
     }
     if (($faults['max_faulty_at_once'] ?? 0) > 2) {
         $problems[] = "injector had {$faults['max_faulty_at_once']} nodes faulty at once (max 2)";

@@ -54,7 +54,7 @@ echo "redlock.max_hold kept: ", ini_get('redlock.max_hold'), "\n";
 echo "keys left: ", rl_count_keys($res) + rl_count_keys($res . ':off'), "\n";
 ?>
 --EXPECTF--
-redlock.auto_extend: '%s'
+redlock.auto_extend: '0'
 redlock.max_hold: '0'
 auto_extended in stats(): true
 default: valid after 450 ms (ttl 300): false
