@@ -104,6 +104,8 @@ else
 fi
 # redlock_arginfo.h is what gen_stub.php makes of redlock.stub.php (regenerated, compared)
 step arginfo-regen bash scripts/gen-stub.sh --check
+# the source list of the core, config.m4 and config.w32 agree (scripts/check-sources.sh)
+step sources-agree bash scripts/check-sources.sh
 so="$root/modules/redlock.so"
 # TLS must be in this build (configure only warns when OpenSSL is missing): without it the
 # TLS tests would skip and tls_build.phpt would accept "no". The no-TLS build is below.
