@@ -161,6 +161,7 @@ typedef struct rl_result {
 
 /* ---- one command to all nodes ---- */
 #define RL_MAX_ARGS 8
+#define RL_RELEASE_ID_LEN 16
 
 /* What a command does to a lock key, so the connection can keep a release in
  * order behind the SET it undoes (a stalled node gets no new SET, but always
@@ -177,6 +178,9 @@ typedef struct rl_cmd {
     uint64_t tag;  /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
     int nowait;    /* queue and write, do not wait for the replies (read and dropped later) */
     uint64_t skip; /* with nowait: bit i set = not sent to node i (res[i] left RL_PENDING, sent 0) */
+    /* RL_OP_RELEASE: the release's random id, an argument of the script
+     * (what its wake message carries instead of the token) */
+    char id[RL_RELEASE_ID_LEN + 1];
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome
@@ -214,7 +218,8 @@ typedef struct rl_opts {
  * (s a decimal digit, picked at random per wait). A successful release, on
  * each node inside the release script, publishes only when someone waits,
  * and then to ONE shard that has subscribers (the same on every node: chosen
- * from the released token): "<subscribers of that shard> <token>". So a
+ * from the release's random id, rl_cmd.id): "<subscribers of that shard>
+ * <id>" (never the token: subscribers must not learn it). So a
  * release costs the server a few writes, not one per waiter and node, and
  * wakes a few waiters, not all. A waiter's own attempts announce a successful
  * SET on its shard with "acquired". */

@@ -9,20 +9,23 @@
  * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL.
  * A release also tells the waiters (API.md "Waiting", rl.h RL_WAKE_*): only
  * when the key's channel has subscribers (else one PUBSUB NUMSUB is all it
- * costs), on one shard with subscribers, chosen from the token so that every
- * node picks the same; through pcall, so that a user whose ACL refuses
- * pub/sub still releases. */
+ * costs), on one shard with subscribers, chosen from the release's id (ARGV[2],
+ * random per release, the same on every node) so that every node picks the
+ * same; through pcall, so that a user whose ACL refuses pub/sub still
+ * releases. The message carries that id, never the token: a subscriber must
+ * not learn a token (a framework's is derived from its owner), and a waiter
+ * tells two releases by the same owner apart. */
 const char rl_script_release[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then "
-    "local h = 0 for i = 1, #ARGV[1] do h = (h * 31 + string.byte(ARGV[1], i)) % 65521 end "
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" "
+    "local h = 0 for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end "
     "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
     "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
     "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
-    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. ARGV[1]) break end end end end "
+    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end "
     "return r else return 0 end";
-const char rl_script_release_sha[] = "118043f136096141adefee3c2e6e1a274b0f2309";
+const char rl_script_release_sha[] = "d89be6095a650d6f257837bbfcb60ca7a26a551f";
 /* A waiter's attempt: SET NX PX, and when it set the key, "acquired" to the
  * waiters of its shard (ARGV[3]), so that those holding back stand down. */
 const char rl_script_acquire[] =
@@ -196,7 +199,18 @@ static void script_cmd(rl_cmd *cmd, const char *script, const char *sha, const c
 
 static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
 {
-    script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, NULL, 0);
+    static const char hex[] = "0123456789abcdef";
+    unsigned char b[RL_RELEASE_ID_LEN / 2] = {0};
+    script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, cmd->id, RL_RELEASE_ID_LEN);
+    /* the release's id for the waiters (rl_script_release): from the CSPRNG,
+     * so that it says nothing of the token and differs at each release
+     * (without random bytes, zeros: a waiter may then take it for an earlier
+     * release and wait for its timer) */
+    if (rl_random_system.fill(rl_random_system.ctx, b, sizeof(b)) != 0) memset(b, 0, sizeof(b));
+    for (size_t i = 0; i < sizeof(b); i++) {
+        cmd->id[2 * i] = hex[b[i] >> 4];
+        cmd->id[2 * i + 1] = hex[b[i] & 15];
+    }
     /* a connection keeps it in order behind the SET it undoes */
     cmd->op = RL_OP_RELEASE;
     cmd->tag = rl_lock_tag(key, keylen, token, strlen(token));

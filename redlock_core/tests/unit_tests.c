@@ -246,12 +246,13 @@ static void test_acquire_failure_releases_everywhere(void)
     fake_rec *r = &F.calls[1];
     CHECK_EQ(r->kind, 'R');
     CHECK_EQ(r->n, 5);
-    CHECK_EQ(r->argc, 5);
+    CHECK_EQ(r->argc, 6);
     CHECK_STR(r->argv[0], "EVALSHA");
     CHECK_STR(r->argv[1], rl_script_release_sha);
     CHECK_STR(r->argv[2], "1");
     CHECK_STR(r->argv[3], "lockkey");
     CHECK_STR(r->argv[4], info.token);
+    CHECK_EQ(r->argvlen[5], RL_RELEASE_ID_LEN); /* the release's id (rl_script_release) */
     CHECK(r->script == rl_script_release);
     /* sent to the three where the SET may have landed */
     CHECK_STR(F.node_log[0], "SR");
@@ -553,10 +554,20 @@ static void test_release(void)
     CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_RELEASED);
     REQUIRE(F.ncalls == 1);
     CHECK_EQ(F.calls[0].kind, 'R');
-    CHECK_EQ(F.calls[0].argc, 5);
+    CHECK_EQ(F.calls[0].argc, 6);
     CHECK_STR(F.calls[0].argv[3], "key");
     CHECK_STR(F.calls[0].argv[4], tok);
     CHECK(F.calls[0].script == rl_script_release);
+    /* ARGV[2]: a random id per release, hex, never the token: what the wake
+     * message carries (a second release of the same token gets another) */
+    char id1[FAKE_ARG_MAX];
+    CHECK_EQ(F.calls[0].argvlen[5], RL_RELEASE_ID_LEN);
+    CHECK_EQ(strspn(F.calls[0].argv[5], "0123456789abcdef"), RL_RELEASE_ID_LEN);
+    CHECK(strstr(tok, F.calls[0].argv[5]) == NULL);
+    memcpy(id1, F.calls[0].argv[5], sizeof(id1));
+    fake_init(&F, 3);
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_RELEASED);
+    CHECK(strcmp(F.calls[0].argv[5], id1) != 0);
 
     /* token no longer ours on a majority */
     fake_init(&F, 3);
@@ -2139,7 +2150,7 @@ static void scripted_stop(scripted *s)
 }
 
 #define HS_REPLIES \
-    "$40\r\n118043f136096141adefee3c2e6e1a274b0f2309\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\n4d1312c5d29637abc73fdbdfcdaab31a23c12174\r\n"
+    "$40\r\nd89be6095a650d6f257837bbfcb60ca7a26a551f\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\n4d1312c5d29637abc73fdbdfcdaab31a23c12174\r\n"
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
