@@ -2,7 +2,8 @@
 #include "php_redlock_int.h"
 
 #include "ext/standard/md5.h"
-#include "ext/standard/sha1.h"
+#include "ext/hash/php_hash.h"
+#include "ext/hash/php_hash_sha.h"
 #include "zend_smart_str.h"
 
 /* ---------- the connection pool of this worker ---------- */
@@ -14,17 +15,38 @@ void php_redlock_pooled_dtor(zval *zv)
     free(p);
 }
 
-/* the SHA-1 of a secret in hex: the pool key never holds a secret */
+/* The key of the pool keys' keyed hash: random per process, drawn once in
+ * MINIT (before any thread of a ZTS build exists), read-only after. */
+static unsigned char pool_hash_key[32];
+
+zend_result php_redlock_pool_key_init(void)
+{
+    return rl_random_system.fill(rl_random_system.ctx, pool_hash_key, sizeof(pool_hash_key)) == 0 ? SUCCESS : FAILURE;
+}
+
+/* HMAC-SHA256 (RFC 2104) of a secret under pool_hash_key, in hex: the pool
+ * key never holds a secret, nor a plain hash of one that a core dump would
+ * let anyone test guesses against offline */
 static void append_secret_hash(smart_str *s, const char *secret)
 {
-    PHP_SHA1_CTX ctx;
-    unsigned char digest[20];
-    char hex[41];
-    PHP_SHA1Init(&ctx);
-    PHP_SHA1Update(&ctx, (const unsigned char *)secret, strlen(secret));
-    PHP_SHA1Final(digest, &ctx);
-    make_digest_ex(hex, digest, 20);
-    smart_str_appendl(s, hex, 40);
+    PHP_SHA256_CTX ctx;
+    unsigned char pad[64], digest[32];
+    char hex[65];
+    for (int outer = 0; outer < 2; outer++) {
+        memset(pad, outer ? 0x5c : 0x36, sizeof(pad));
+        for (size_t i = 0; i < sizeof(pool_hash_key); i++) pad[i] ^= pool_hash_key[i];
+        PHP_SHA256Init(&ctx);
+        PHP_SHA256Update(&ctx, pad, sizeof(pad));
+        if (outer)
+            PHP_SHA256Update(&ctx, digest, sizeof(digest));
+        else
+            PHP_SHA256Update(&ctx, (const unsigned char *)secret, strlen(secret));
+        PHP_SHA256Final(digest, &ctx);
+    }
+    make_digest_ex(hex, digest, 32);
+    smart_str_appendl(s, hex, 64);
+    ZEND_SECURE_ZERO(&ctx, sizeof(ctx));
+    ZEND_SECURE_ZERO(pad, sizeof(pad));
 }
 
 /* "|name=<length>:<value>" (a path may contain any byte but NUL), "|name=-" when not set */
@@ -58,7 +80,7 @@ static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent, 
     smart_str_appends(s, "|user=");
     if (c->user) smart_str_appends(s, c->user);
     smart_str_appends(s, "|pw=");
-    if (c->password) append_secret_hash(s, c->password); /* a hash of the password, never the password */
+    if (c->password) append_secret_hash(s, c->password); /* a keyed hash of the password, never the password */
     if (c->tls) {
         /* every TLS setting is part of the identity: another CA, client
          * certificate or peer name is another connection */
