@@ -5,6 +5,7 @@
  * Usage: unit_tests [substring]   runs the tests whose name contains it.
  * Prints PASS/FAIL per test and ends with "N passed, N failed". */
 #define _GNU_SOURCE
+#include "rl_conn.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/ports.h"
@@ -31,6 +32,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef RL_HAVE_TLS
+#include <openssl/ssl.h>
+#endif
 
 /* ======================================================================
  * runner
@@ -1174,16 +1178,15 @@ static void net_setup_signals(void)
 
 static void node_sock_path(int i, char *buf, size_t len) { snprintf(buf, len, "%s/node%d.sock", g_dir, i); }
 
-/* The server's command line is tests/nodes.sh's (`run` execs redis-server: same pid);
- * REDLOCK_NODES_SH overrides where it is (default: from redlock_core/). */
-static pid_t spawn_redis(int i, int port)
+/* tests/nodes.sh with args (its `run`, `run-tls` exec redis-server: same pid),
+ * its output to logf; REDLOCK_NODES_SH overrides where it is (default: from
+ * redlock_core/). */
+static pid_t spawn_nodes_sh(const char *logf, const char *const *args)
 {
-    char portbuf[16], logf[128], name[32];
     const char *nodes_sh = getenv("REDLOCK_NODES_SH") ? getenv("REDLOCK_NODES_SH") : "../tests/nodes.sh";
+    char *argv[16] = {"bash", (char *)nodes_sh};
+    for (int k = 0; args[k] && k < 13; k++) argv[k + 2] = (char *)args[k];
     pid_t parent = getpid();
-    snprintf(portbuf, sizeof(portbuf), "%d", port);
-    snprintf(logf, sizeof(logf), "%s/node%d.log", g_dir, i);
-    snprintf(name, sizeof(name), "node%d", i);
     fflush(stdout);
     pid_t pid = fork();
     if (pid != 0) return pid;
@@ -1197,8 +1200,19 @@ static pid_t spawn_redis(int i, int port)
     }
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
-    execlp("bash", "bash", nodes_sh, "run", portbuf, g_dir, name, (char *)NULL);
+    execvp("bash", argv);
     _exit(127);
+}
+
+/* The server's command line is tests/nodes.sh's. */
+static pid_t spawn_redis(int i, int port)
+{
+    char portbuf[16], logf[128], name[32];
+    snprintf(portbuf, sizeof(portbuf), "%d", port);
+    snprintf(logf, sizeof(logf), "%s/node%d.log", g_dir, i);
+    snprintf(name, sizeof(name), "node%d", i);
+    const char *args[] = {"run", portbuf, g_dir, name, NULL};
+    return spawn_nodes_sh(logf, args);
 }
 
 static redisContext *admin_connect(int i)
@@ -2510,6 +2524,70 @@ static void test_net_auth_backoff_reason(void)
     g_node[A].pw[0] = '\0';
 }
 
+#ifdef RL_HAVE_TLS
+/* TLS session resumption: a connection opened again resumes the session of
+ * the one before (no full handshake), also under TLS 1.3, whose tickets come
+ * after the handshake. A TLS node of tests/nodes.sh (run-tls), its own. */
+static void test_net_tls_resumption(void)
+{
+    NET_REQUIRE_NODES(); /* for g_dir */
+    char certs[96], logf[96], portbuf[16], uri[64], ca[128], cmd[400];
+    snprintf(certs, sizeof(certs), "%s/tls", g_dir);
+    snprintf(logf, sizeof(logf), "%s/tls.log", g_dir);
+    const char *mk[] = {"certs", certs, NULL};
+    int st = 0;
+    pid_t p = spawn_nodes_sh(logf, mk);
+    REQUIRE(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int port = free_port();
+    snprintf(portbuf, sizeof(portbuf), "%d", port);
+    const char *run[] = {"run-tls", portbuf, g_dir, "tlsnode", certs, "tls", NULL};
+    pid_t pid = spawn_nodes_sh(logf, run);
+    REQUIRE(pid > 0);
+    rl_node_conf conf;
+    char err[128];
+    memset(&conf, 0, sizeof(conf));
+    snprintf(uri, sizeof(uri), "rediss://127.0.0.1:%d", port);
+    snprintf(ca, sizeof(ca), "%s/ca.crt", certs);
+    REQUIRE(rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) == 0);
+    conf.tls_conf.cafile = strdup(ca);
+    conf.connect_timeout_ms = 2000;
+    conf.timeout_ms = 2000;
+    tnet t;
+    memset(&t, 0, sizeof(t));
+    t.conns[0] = rl_conn_new(&conf);
+    rl_node_conf_free(&conf);
+    REQUIRE(t.conns[0] != NULL);
+    t.n = 1;
+    t.net = (rl_net){.conns = t.conns, .n = 1, .clock = &rl_clock_monotonic};
+    rl_result res[1];
+    int up = 0;
+    for (int k = 0; k < 100 && !up; k++) { /* the server starting: refused, in back-off, then up */
+        up = echo_all(&t, "hello", res) == 1;
+        if (!up) msleep(100);
+    }
+    REQUIRE(up);
+    rl_conn *c = t.conns[0];
+    CHECK_EQ(SSL_session_reused((SSL *)c->tls), 0); /* the first: a full handshake */
+    uint64_t connects = c->st.connects;
+    for (int round = 1; round <= 2; round++) {
+        /* closed as a fork child or a stale check closes it: no close_notify */
+        rl_conn_close(c);
+        CHECK_EQ(echo_all(&t, "again", res), 1);
+        CHECK_EQ(c->st.connects, connects + (uint64_t)round);
+        CHECK_EQ(c->tls ? SSL_session_reused((SSL *)c->tls) : -1, 1);
+        if (c->tls) CHECK(strcmp(SSL_get_version((SSL *)c->tls), "TLSv1.3") == 0);
+    }
+    tnet_close(&t);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s/tlsnode.log'", certs, logf, g_dir);
+    if (system(cmd) != 0) {}
+}
+#define NET_TLS_TESTS {"net_tls_resumption", test_net_tls_resumption},
+#else
+#define NET_TLS_TESTS
+#endif
+
 #define NET_TESTS                                                                                                 \
     {"net_basic", test_net_basic}, {"net_paused_node", test_net_paused_node},                                     \
         {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff}, \
@@ -2524,7 +2602,7 @@ static void test_net_auth_backoff_reason(void)
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
         {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
         {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
-        {"net_auth_backoff_reason", test_net_auth_backoff_reason},
+        {"net_auth_backoff_reason", test_net_auth_backoff_reason}, NET_TLS_TESTS
 
 /* ====================================================================== */
 static const test_case tests[] = {{"quorum_math", test_quorum_math},
