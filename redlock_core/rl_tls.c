@@ -71,8 +71,8 @@ static int passphrase_cb(char *buf, int size, int rwflag, void *u)
  * out. With TLS 1.3 that is after the handshake (its tickets come with the
  * first records read), so a session taken when SSL_connect returns cannot be
  * resumed; OpenSSL calls this once a session is usable, under TLS 1.2 and 1.3
- * alike. A copy is kept, not the session the SSL goes on using: SSL_free of
- * a connection closed without close_notify (we never write one, see
+ * alike. A copy is kept, never a session an SSL uses: SSL_free of a
+ * connection closed without close_notify (we never write one, see
  * tls_close) marks that one not resumable. 0: OpenSSL keeps its reference. */
 static int on_new_session(SSL *ssl, SSL_SESSION *sess)
 {
@@ -164,7 +164,16 @@ static int tls_connect(rl_conn *c, short *events, char *why, size_t whylen)
                 return -1;
             }
         }
-        if (c->tls_sess) SSL_set_session(ssl, c->tls_sess); /* resume: no full handshake */
+        if (c->tls_sess) {
+            /* resume: no full handshake. The SSL gets a copy, so that ours
+             * stays resumable when it is freed (a resumed TLS 1.2 session
+             * brings no new one to on_new_session) */
+            SSL_SESSION *copy = SSL_SESSION_dup(c->tls_sess);
+            if (copy) {
+                SSL_set_session(ssl, copy);
+                SSL_SESSION_free(copy);
+            }
+        }
     }
     ERR_clear_error();
     errno = 0;

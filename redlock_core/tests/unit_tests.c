@@ -2568,14 +2568,28 @@ static void test_net_tls_resumption(void)
     REQUIRE(up);
     rl_conn *c = t.conns[0];
     CHECK_EQ(SSL_session_reused((SSL *)c->tls), 0); /* the first: a full handshake */
-    uint64_t connects = c->st.connects;
-    for (int round = 1; round <= 2; round++) {
-        /* closed as a fork child or a stale check closes it: no close_notify */
-        rl_conn_close(c);
-        CHECK_EQ(echo_all(&t, "again", res), 1);
-        CHECK_EQ(c->st.connects, connects + (uint64_t)round);
-        CHECK_EQ(c->tls ? SSL_session_reused((SSL *)c->tls) : -1, 1);
-        if (c->tls) CHECK(strcmp(SSL_get_version((SSL *)c->tls), "TLSv1.3") == 0);
+    /* TLS 1.3, then 1.2 (CONFIG SET: for the connections after it) */
+    const char *protos[2] = {"TLSv1.3", "TLSv1.2"};
+    for (int v = 0; v < 2; v++) {
+        if (v == 1) {
+            rl_cmd cfg;
+            memset(&cfg, 0, sizeof(cfg));
+            const char *a[4] = {"CONFIG", "SET", "tls-protocols", "TLSv1.2"};
+            cfg.argc = 4;
+            for (int k = 0; k < 4; k++) cfg.argv[k] = a[k], cfg.argvlen[k] = strlen(a[k]);
+            REQUIRE(rl_net_fanout(&t.net, &cfg, res, 1, NULL, NULL) == 0 && reply_is(&res[0], RL_REPLY_STATUS, "OK"));
+            rl_conn_close(c);
+            CHECK_EQ(echo_all(&t, "v1.2", res), 1); /* a 1.3 session does not resume 1.2: a full handshake */
+        }
+        uint64_t connects = c->st.connects;
+        for (int round = 1; round <= 2; round++) {
+            /* closed as a fork child or a stale check closes it: no close_notify */
+            rl_conn_close(c);
+            CHECK_EQ(echo_all(&t, "again", res), 1);
+            CHECK_EQ(c->st.connects, connects + (uint64_t)round);
+            CHECK_EQ(c->tls ? SSL_session_reused((SSL *)c->tls) : -1, 1);
+            if (c->tls) CHECK_STR(SSL_get_version((SSL *)c->tls), protos[v]);
+        }
     }
     tnet_close(&t);
     kill(pid, SIGKILL);
