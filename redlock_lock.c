@@ -126,6 +126,7 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
     }
     rl_watch_spec spec = {
         .confs = confs,
+        .conns = g->conns, /* their addresses: the watchdog looks no name up */
         .n = g->n,
         .key = ZSTR_VAL(key),
         .keylen = ZSTR_LEN(key),

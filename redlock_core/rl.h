@@ -396,7 +396,9 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
 /* ---- the watchdog (auto_extend): rl_watchdog.c ---- */
 /* One background thread per process, started by the first rl_watch_start().
  * It owns its own connections to the nodes (made from copies of the confs
- * given, shared by the watches of one node list), keeps the watched locks
+ * given, shared by the watches of one node list, and kept for the next
+ * watches of that list until unused for 60 s; it never looks a host name
+ * up: the addresses come from rl_watch_start), keeps the watched locks
  * ordered by when they are due, and extends each by its ttl once a third of
  * the ttl has passed since the last successful extension (rl_extend: the
  * token-checked script, the quorum and validity rule of extend()). The first
@@ -418,6 +420,10 @@ typedef struct rl_watch rl_watch;
 
 typedef struct rl_watch_spec {
     const rl_node_conf *confs; /* the lock's nodes, in the order of the acquiring call (copied) */
+    /* optional: the caller's connections to them, same order: their resolved
+     * addresses are handed over (the thread never looks a name up; without
+     * one, rl_watch_start resolves it in the caller's thread) */
+    rl_conn *const *conns;
     int n;
     const char *key;
     size_t keylen;
@@ -460,6 +466,10 @@ void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *i
 uint64_t rl_watchdog_extended(void);
 /* Watched locks not yet stopped, and whether the thread runs (for tests). */
 int rl_watchdog_active(int *thread_running);
+/* Node sets (their connections) kept, *idle of them with no watch (for tests). */
+int rl_watchdog_sets(int *idle);
+/* How long a node set with no watch keeps its connections (tests; <= 0: the default, 60 s). */
+void rl_watchdog_set_idle_ms(int ms);
 /* Stop every watch and join the thread (module shutdown, program exit). */
 void rl_watchdog_shutdown(void);
 

@@ -133,6 +133,7 @@ struct rl_conn {
     char down_why[RL_REASON_LEN];
     struct sockaddr_storage addr;
     socklen_t addrlen;
+    int no_dns; /* never look a name up (the watchdog's: its addresses are handed over) */
     rl_node_stats st;
     rl_reply slot; /* the reader's callbacks write here: no allocation per reply */
     /* per fan-out */
@@ -162,6 +163,10 @@ void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
 void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why);
 void rlc_fail_down(rl_conn *c, rl_result *r);
 int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
+/* conf's address: a socket path, an IP address, or (dns) a name through
+ * getaddrinfo(), which blocks; 0, or -1 with why */
+int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
+                     size_t whylen);
 int rlc_stalled(const rl_conn *c, uint64_t now);
 /* connecting: the TCP connect or the session handshake is not done */
 static inline int rlc_connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }
