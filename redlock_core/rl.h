@@ -431,6 +431,7 @@ typedef struct rl_watch_spec {
     int ttl_ms;        /* extended by this */
     double drift_factor;
     int64_t max_hold_ms; /* > 0: no extension once this long has passed since info->start_us */
+    int persistent;      /* its connections may outlive rl_watchdog_drop_idle() (kept 60 s unused) */
 } rl_watch_spec;
 
 typedef struct rl_watch_status {
@@ -466,6 +467,9 @@ void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *i
 uint64_t rl_watchdog_extended(void);
 /* Watched locks not yet stopped, and whether the thread runs (for tests). */
 int rl_watchdog_active(int *thread_running);
+/* Close the connections no watch uses now, but those of persistent watches
+ * (a request's end, for connections that must not outlive it). */
+void rl_watchdog_drop_idle(void);
 /* Node sets (their connections) kept, *idle of them with no watch (for tests). */
 int rl_watchdog_sets(int *idle);
 /* How long a node set with no watch keeps its connections (tests; <= 0: the default, 60 s). */

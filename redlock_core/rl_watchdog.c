@@ -30,6 +30,7 @@ typedef struct nodeset {
     struct nodeset *next;
     int refs;               /* active watches on it, +1 while the thread extends through it */
     uint64_t idle_since_us; /* refs 0: when its last watch ended */
+    int persistent;         /* a watch on it allowed its connections to outlive rl_watchdog_drop_idle() */
     int n;
     rl_conn *conns[RL_MAX_NODES];
     struct sockaddr_storage addr[RL_MAX_NODES]; /* handed over by callers (addrlen 0: none yet) */
@@ -302,7 +303,8 @@ static void take_addrs(nodeset *s)
     }
 }
 
-static nodeset *set_get(const rl_node_conf *confs, int n, const struct sockaddr_storage *addr, const socklen_t *addrlen)
+static nodeset *set_get(const rl_node_conf *confs, int n, int persistent, const struct sockaddr_storage *addr,
+                        const socklen_t *addrlen)
 {
     nodeset *s;
     for (s = wd.sets; s; s = s->next) {
@@ -336,6 +338,7 @@ static nodeset *set_get(const rl_node_conf *confs, int n, const struct sockaddr_
         s->addrlen[i] = addrlen[i];
     }
     s->refs++;
+    s->persistent |= persistent;
     return s;
 }
 
@@ -551,7 +554,7 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
         wd.heap = h;
         wd.heap_cap = cap;
     }
-    w->ns = set_get(spec->confs, spec->n, addr, addrlen);
+    w->ns = set_get(spec->confs, spec->n, spec->persistent, addr, addrlen);
     if (!w->ns) goto fail;
     if (start_thread() != 0) {
         set_unref(w->ns);
@@ -663,6 +666,16 @@ void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *i
 }
 
 uint64_t rl_watchdog_extended(void) { return wd_extended; }
+
+void rl_watchdog_drop_idle(void)
+{
+    pthread_mutex_lock(&wd.mu);
+    for (nodeset *s = wd.sets, *next; s; s = next) {
+        next = s->next;
+        if (s->refs == 0 && !s->persistent) wd_free_set(s);
+    }
+    pthread_mutex_unlock(&wd.mu);
+}
 
 void rl_watchdog_set_idle_ms(int ms)
 {

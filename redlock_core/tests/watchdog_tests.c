@@ -654,6 +654,40 @@ static void test_idle_sets_closed(void)
     client_close(&a);
 }
 
+/* rl_watchdog_drop_idle() (a request's end) closes the idle connections of
+ * non-persistent watches only */
+static void test_drop_idle(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    rl_watchdog_shutdown();
+    for (int persistent = 0; persistent < 2; persistent++) {
+        make_key(key, sizeof(key), "drop");
+        REQUIRE(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &info, NULL) == RL_ACQUIRED);
+        rl_watch_spec spec = {.confs = a.confs,
+                              .conns = a.conns,
+                              .n = NNODES,
+                              .key = key,
+                              .keylen = strlen(key),
+                              .token = info.token,
+                              .ttl_ms = 300,
+                              .drift_factor = 0.01,
+                              .persistent = persistent};
+        rl_watch *w = rl_watch_start(&spec, &info);
+        REQUIRE(w != NULL);
+        rl_watch_stop(w);
+        rl_watch_unref(w);
+        rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+        CHECK_EQ(rl_watchdog_sets(NULL), 1);
+        rl_watchdog_drop_idle();
+        CHECK_EQ(rl_watchdog_sets(NULL), persistent);
+    }
+    rl_watchdog_shutdown();
+    client_close(&a);
+}
+
 /* Nodes named by a host name: the watchdog thread never looks it up (the
  * caller hands the address over), so a resolver that takes longer than the
  * lock's ttl costs no extension. */
@@ -720,6 +754,7 @@ static const test_case tests[] = {
     {"watchdog_shutdown", test_shutdown},
     {"watchdog_connections_reused", test_connections_reused},
     {"watchdog_idle_sets_closed", test_idle_sets_closed},
+    {"watchdog_drop_idle", test_drop_idle},
     {"watchdog_no_lookup_in_thread", test_no_lookup_in_thread},
 };
 
