@@ -120,6 +120,7 @@ typedef struct php_redlock_pooled {
     bool persistent;
     bool sub; /* a subscriber connection (waits with wake_on_release) */
     char name[128];
+    char *ident; /* its key in the pool (pool_identity(): no secret in it) */
 } php_redlock_pooled;
 
 void php_redlock_pooled_dtor(zval *zv);

@@ -12,6 +12,7 @@ void php_redlock_pooled_dtor(zval *zv)
 {
     php_redlock_pooled *p = Z_PTR_P(zv);
     rl_conn_free(p->conn);
+    free(p->ident);
     free(p);
 }
 
@@ -64,7 +65,7 @@ static void append_setting(smart_str *s, const char *name, const char *v)
     smart_str_appends(s, v);
 }
 
-static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent, bool sub)
+static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent)
 {
     if (c->socket) {
         smart_str_appends(s, "unix:");
@@ -98,30 +99,54 @@ static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent, 
     } else {
         smart_str_appends(s, "|plain");
     }
-    smart_str_appends(s, persistent ? "|p" : "|np");
-    if (sub) smart_str_appends(s, "|sub");
+    smart_str_appends(s, persistent ? "|p" : "|np"); /* (a subscriber's: then "|sub", pool_get_sub) */
     smart_str_0(s);
 }
 
-static php_redlock_pooled *pool_get(const rl_node_conf *conf, bool persistent, bool sub)
+/* The pooled connection of key, made with conf (and like's TLS context) when
+ * there is none yet. */
+static php_redlock_pooled *pool_get_key(zend_string *key, const rl_node_conf *conf, bool persistent, bool sub,
+                                        const rl_conn *like)
+{
+    /* str variants: the persistent table makes its own persistent key copy */
+    php_redlock_pooled *p = zend_hash_str_find_ptr(&REDLOCK_G(pool), ZSTR_VAL(key), ZSTR_LEN(key));
+    if (p) return p;
+    p = calloc(1, sizeof(*p));
+    if (p) p->conn = sub ? rl_conn_new_subscriber(conf) : rl_conn_new(conf);
+    if (p) p->ident = strndup(ZSTR_VAL(key), ZSTR_LEN(key));
+    if (!p || !p->conn || !p->ident) {
+        if (p) rl_conn_free(p->conn);
+        if (p) free(p->ident);
+        free(p);
+        return NULL;
+    }
+    if (like) rl_conn_tls_share(p->conn, like);
+    p->persistent = persistent;
+    p->sub = sub;
+    rl_node_conf_name(conf, p->name, sizeof(p->name));
+    zend_hash_str_add_new_ptr(&REDLOCK_G(pool), ZSTR_VAL(key), ZSTR_LEN(key), p);
+    return p;
+}
+
+static php_redlock_pooled *pool_get(const rl_node_conf *conf, bool persistent)
 {
     smart_str key = {0};
-    pool_identity(&key, conf, persistent, sub);
-    /* str variants: the persistent table makes its own persistent key copy */
-    php_redlock_pooled *p = zend_hash_str_find_ptr(&REDLOCK_G(pool), ZSTR_VAL(key.s), ZSTR_LEN(key.s));
-    if (!p) {
-        p = calloc(1, sizeof(*p));
-        if (p) p->conn = sub ? rl_conn_new_subscriber(conf) : rl_conn_new(conf);
-        if (!p || !p->conn) {
-            free(p);
-            smart_str_free(&key);
-            return NULL;
-        }
-        p->persistent = persistent;
-        p->sub = sub;
-        rl_node_conf_name(conf, p->name, sizeof(p->name));
-        zend_hash_str_add_new_ptr(&REDLOCK_G(pool), ZSTR_VAL(key.s), ZSTR_LEN(key.s), p);
-    }
+    pool_identity(&key, conf, persistent);
+    php_redlock_pooled *p = pool_get_key(key.s, conf, persistent, false, NULL);
+    smart_str_free(&key);
+    return p;
+}
+
+/* The subscriber connection next to command connection cmd: its identity
+ * plus "|sub" (the command connection's settings may have lost their TLS
+ * passphrase once its key was loaded: the subscriber takes its TLS context). */
+static php_redlock_pooled *pool_get_sub(const php_redlock_pooled *cmd)
+{
+    smart_str key = {0};
+    smart_str_appends(&key, cmd->ident);
+    smart_str_appends(&key, "|sub");
+    smart_str_0(&key);
+    php_redlock_pooled *p = pool_get_key(key.s, rl_conn_conf(cmd->conn), cmd->persistent, true, cmd->conn);
     smart_str_free(&key);
     return p;
 }
@@ -157,7 +182,7 @@ bool php_redlock_group_subscribers(php_redlock_group *g)
     if (!g->sub_pooled[0]) {
         for (int i = 0; i < g->n; i++) {
             /* the command connection's settings: they keep the secret the group wiped */
-            g->sub_pooled[i] = pool_get(rl_conn_conf(g->pooled[i]->conn), g->opts.persistent, true);
+            g->sub_pooled[i] = pool_get_sub(g->pooled[i]);
             if (!g->sub_pooled[i]) {
                 memset(g->sub_pooled, 0, sizeof(g->sub_pooled));
                 return false;
@@ -500,7 +525,7 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
         rl_node_conf *c = &g->conf[i];
         g->connect_timeout[i] = c->connect_timeout_ms;
         g->timeout[i] = c->timeout_ms;
-        g->pooled[i] = pool_get(c, g->opts.persistent, false);
+        g->pooled[i] = pool_get(c, g->opts.persistent);
         if (!g->pooled[i]) {
             zend_throw_error(NULL, "out of memory");
             return FAILURE;

@@ -336,6 +336,11 @@ int rl_conn_is_open(const rl_conn *conn);
 /* EVALSHAs whose reply is still due (a NOSCRIPT there is retried when read). */
 int rl_conn_late_scripts(const rl_conn *conn);
 const rl_node_conf *rl_conn_conf(const rl_conn *conn);
+/* dst (made with src's settings) uses src's TLS context: its CA store and
+ * client key, loaded once. A connection wipes its TLS passphrase once its key
+ * is loaded, so a copy of its settings made later can load no key of its
+ * own. No-op without TLS, or when src has no context yet. */
+void rl_conn_tls_share(rl_conn *dst, const rl_conn *src);
 /* Timeouts are the caller's (a pooled connection serves several callers). */
 void rl_conn_set_timeouts(rl_conn *conn, int connect_timeout_ms, int timeout_ms);
 const rl_node_stats *rl_conn_stats(const rl_conn *conn);

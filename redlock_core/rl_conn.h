@@ -133,7 +133,8 @@ struct rl_conn {
     char down_why[RL_REASON_LEN];
     struct sockaddr_storage addr;
     socklen_t addrlen;
-    int no_dns; /* never look a name up (the watchdog's: its addresses are handed over) */
+    int no_dns;      /* never look a name up (the watchdog's: its addresses are handed over) */
+    int conf_shared; /* other threads read conf (the watchdog's): it never changes */
     rl_node_stats st;
     rl_reply slot; /* the reader's callbacks write here: no allocation per reply */
     /* per fan-out */

@@ -11,6 +11,11 @@
 
 int rl_tls_available(void) { return 0; }
 const char *rl_tls_version(void) { return NULL; }
+void rl_conn_tls_share(rl_conn *dst, const rl_conn *src)
+{
+    (void)dst;
+    (void)src;
+}
 
 #else
 
@@ -85,6 +90,20 @@ static int on_new_session(SSL *ssl, SSL_SESSION *sess)
     return 0;
 }
 
+/* Once the key is loaded, nothing needs the passphrase: this object's later
+ * connections reuse its context, and a connection made from this one takes
+ * the context along (rl_conn_tls_share). So it is wiped, not kept for the
+ * life of a pooled connection. Not from a connection whose settings other
+ * threads compare (conf_shared: the watchdog's). */
+static void drop_passphrase(rl_conn *c)
+{
+    char **p = &c->conf.tls_conf.passphrase;
+    if (!*p || c->conf_shared) return;
+    OPENSSL_cleanse(*p, strlen(*p));
+    free(*p);
+    *p = NULL;
+}
+
 /* Built once per connection object from its settings (loading the CA store
  * is the costly part), kept across reconnects. */
 static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
@@ -125,9 +144,18 @@ static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
         }
         /* the key is loaded: the passphrase is not needed any more */
         SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+        drop_passphrase(c);
     }
     c->tls_ctx = ctx;
     return ctx;
+}
+
+void rl_conn_tls_share(rl_conn *dst, const rl_conn *src)
+{
+    if (!dst || !src || !src->tls_ctx || dst->tls_ctx || !dst->conf.tls) return;
+    if (SSL_CTX_up_ref(src->tls_ctx) != 1) return;
+    dst->tls_ctx = src->tls_ctx;
+    dst->io = &rl_io_tls; /* (so that rl_conn_free lets it go, connected or not) */
 }
 
 static int is_ip(const char *s)

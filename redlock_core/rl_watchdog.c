@@ -303,9 +303,10 @@ static void take_addrs(nodeset *s)
     }
 }
 
-static nodeset *set_get(const rl_node_conf *confs, int n, int persistent, const struct sockaddr_storage *addr,
-                        const socklen_t *addrlen)
+static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage *addr, const socklen_t *addrlen)
 {
+    const rl_node_conf *confs = spec->confs;
+    int n = spec->n;
     nodeset *s;
     for (s = wd.sets; s; s = s->next) {
         if (s->n != n) continue;
@@ -324,6 +325,9 @@ static nodeset *set_get(const rl_node_conf *confs, int n, int persistent, const 
                 return NULL;
             }
             s->conns[i]->no_dns = 1;
+            s->conns[i]->conf_shared = 1; /* set_get compares it under wd.mu while the thread connects */
+            /* the caller's TLS context: its key is loaded, its passphrase wiped */
+            if (spec->conns) rl_conn_tls_share(s->conns[i], spec->conns[i]);
             s->n = i + 1;
         }
         s->net = (rl_net){.conns = s->conns, .n = n, .clock = &rl_clock_monotonic};
@@ -338,7 +342,7 @@ static nodeset *set_get(const rl_node_conf *confs, int n, int persistent, const 
         s->addrlen[i] = addrlen[i];
     }
     s->refs++;
-    s->persistent |= persistent;
+    s->persistent |= spec->persistent;
     return s;
 }
 
@@ -554,7 +558,7 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
         wd.heap = h;
         wd.heap_cap = cap;
     }
-    w->ns = set_get(spec->confs, spec->n, spec->persistent, addr, addrlen);
+    w->ns = set_get(spec, addr, addrlen);
     if (!w->ns) goto fail;
     if (start_thread() != 0) {
         set_unref(w->ns);

@@ -2525,47 +2525,97 @@ static void test_net_auth_backoff_reason(void)
 }
 
 #ifdef RL_HAVE_TLS
+/* A TLS node of tests/nodes.sh (run-tls KIND: tls, mtls), on certificates of
+ * its own in g_dir/tls, and a fan-out of one connection to it. */
+typedef struct tls_node {
+    pid_t pid;
+    int port;
+    char certs[96], logf[96];
+    tnet t;
+} tls_node;
+
+static void tls_file(const tls_node *n, const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s", n->certs, name);
+}
+
+static int tls_node_start(tls_node *n, const char *kind)
+{
+    char portbuf[16];
+    int st = 0;
+    memset(n, 0, sizeof(*n));
+    snprintf(n->certs, sizeof(n->certs), "%s/tls", g_dir);
+    snprintf(n->logf, sizeof(n->logf), "%s/tls.log", g_dir);
+    const char *mk[] = {"certs", n->certs, NULL};
+    pid_t p = spawn_nodes_sh(n->logf, mk);
+    if (p <= 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return -1;
+    n->port = free_port();
+    snprintf(portbuf, sizeof(portbuf), "%d", n->port);
+    const char *run[] = {"run-tls", portbuf, g_dir, "tlsnode", n->certs, kind, NULL};
+    n->pid = spawn_nodes_sh(n->logf, run);
+    return n->pid > 0 ? 0 : -1;
+}
+
+/* n->t over one connection with conf (TLS to the node, trusting its CA) */
+static int tls_node_conn(tls_node *n, rl_node_conf *conf)
+{
+    char uri[64], err[128], ca[128];
+    memset(conf, 0, sizeof(*conf));
+    snprintf(uri, sizeof(uri), "rediss://127.0.0.1:%d", n->port);
+    tls_file(n, "ca.crt", ca, sizeof(ca));
+    if (rl_uri_parse(uri, strlen(uri), conf, err, sizeof(err)) != 0) return -1;
+    conf->tls_conf.cafile = strdup(ca);
+    conf->connect_timeout_ms = 2000;
+    conf->timeout_ms = 2000;
+    return 0;
+}
+
+static void tls_net(tnet *t, rl_conn *c)
+{
+    memset(t, 0, sizeof(*t));
+    t->conns[0] = c;
+    t->n = 1;
+    t->net = (rl_net){.conns = t->conns, .n = 1, .clock = &rl_clock_monotonic};
+}
+
+/* ECHO until the node answers (it is starting: refused, back-off, then up) */
+static int tls_wait_up(tnet *t)
+{
+    rl_result res[1];
+    for (int k = 0; k < 100; k++) {
+        if (echo_all(t, "hello", res) == 1) return 0;
+        msleep(100);
+    }
+    return -1;
+}
+
+static void tls_node_stop(tls_node *n)
+{
+    char cmd[400];
+    if (n->pid > 0) {
+        kill(n->pid, SIGKILL);
+        waitpid(n->pid, NULL, 0);
+    }
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s/tlsnode.log'", n->certs, n->logf, g_dir);
+    if (system(cmd) != 0) {}
+}
+
 /* TLS session resumption: a connection opened again resumes the session of
  * the one before (no full handshake), also under TLS 1.3, whose tickets come
- * after the handshake. A TLS node of tests/nodes.sh (run-tls), its own. */
+ * after the handshake. */
 static void test_net_tls_resumption(void)
 {
     NET_REQUIRE_NODES(); /* for g_dir */
-    char certs[96], logf[96], portbuf[16], uri[64], ca[128], cmd[400];
-    snprintf(certs, sizeof(certs), "%s/tls", g_dir);
-    snprintf(logf, sizeof(logf), "%s/tls.log", g_dir);
-    const char *mk[] = {"certs", certs, NULL};
-    int st = 0;
-    pid_t p = spawn_nodes_sh(logf, mk);
-    REQUIRE(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    int port = free_port();
-    snprintf(portbuf, sizeof(portbuf), "%d", port);
-    const char *run[] = {"run-tls", portbuf, g_dir, "tlsnode", certs, "tls", NULL};
-    pid_t pid = spawn_nodes_sh(logf, run);
-    REQUIRE(pid > 0);
+    tls_node n;
     rl_node_conf conf;
-    char err[128];
-    memset(&conf, 0, sizeof(conf));
-    snprintf(uri, sizeof(uri), "rediss://127.0.0.1:%d", port);
-    snprintf(ca, sizeof(ca), "%s/ca.crt", certs);
-    REQUIRE(rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) == 0);
-    conf.tls_conf.cafile = strdup(ca);
-    conf.connect_timeout_ms = 2000;
-    conf.timeout_ms = 2000;
+    REQUIRE(tls_node_start(&n, "tls") == 0);
+    REQUIRE(tls_node_conn(&n, &conf) == 0);
     tnet t;
-    memset(&t, 0, sizeof(t));
-    t.conns[0] = rl_conn_new(&conf);
+    tls_net(&t, rl_conn_new(&conf));
     rl_node_conf_free(&conf);
     REQUIRE(t.conns[0] != NULL);
-    t.n = 1;
-    t.net = (rl_net){.conns = t.conns, .n = 1, .clock = &rl_clock_monotonic};
+    REQUIRE(tls_wait_up(&t) == 0);
     rl_result res[1];
-    int up = 0;
-    for (int k = 0; k < 100 && !up; k++) { /* the server starting: refused, in back-off, then up */
-        up = echo_all(&t, "hello", res) == 1;
-        if (!up) msleep(100);
-    }
-    REQUIRE(up);
     rl_conn *c = t.conns[0];
     CHECK_EQ(SSL_session_reused((SSL *)c->tls), 0); /* the first: a full handshake */
     /* TLS 1.3, then 1.2 (CONFIG SET: for the connections after it) */
@@ -2592,12 +2642,53 @@ static void test_net_tls_resumption(void)
         }
     }
     tnet_close(&t);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s/tlsnode.log'", certs, logf, g_dir);
-    if (system(cmd) != 0) {}
+    tls_node_stop(&n);
 }
-#define NET_TLS_TESTS {"net_tls_resumption", test_net_tls_resumption},
+
+/* A connection wipes its TLS passphrase once its client key is loaded (a
+ * pooled connection lives as long as the worker); a connection made later
+ * from its settings takes its TLS context along (rl_conn_tls_share), since
+ * it could not open the key itself. Against a node that wants client
+ * certificates (mtls), with the passphrase-protected key. */
+static void test_net_tls_passphrase_dropped(void)
+{
+    NET_REQUIRE_NODES(); /* for g_dir */
+    tls_node n;
+    rl_node_conf conf;
+    char cert[128], key[128];
+    REQUIRE(tls_node_start(&n, "mtls") == 0);
+    REQUIRE(tls_node_conn(&n, &conf) == 0);
+    tls_file(&n, "client.crt", cert, sizeof(cert));
+    tls_file(&n, "client-enc.key", key, sizeof(key));
+    conf.tls_conf.local_cert = strdup(cert);
+    conf.tls_conf.local_pk = strdup(key);
+    conf.tls_conf.passphrase = strdup("tls-key-passphrase"); /* tests/nodes.sh TLS_PASSPHRASE */
+    tnet a, b, c;
+    tls_net(&a, rl_conn_new(&conf));
+    rl_node_conf_free(&conf);
+    REQUIRE(a.conns[0] != NULL);
+    CHECK(rl_conn_conf(a.conns[0])->tls_conf.passphrase != NULL); /* not needed yet: kept */
+    REQUIRE(tls_wait_up(&a) == 0);
+    CHECK(rl_conn_conf(a.conns[0])->tls_conf.passphrase == NULL); /* the key is loaded: wiped */
+    /* the same connection connects again (its context kept) */
+    rl_result res[1];
+    rl_conn_close(a.conns[0]);
+    CHECK_EQ(echo_all(&a, "again", res), 1);
+    /* a copy of its settings, with its context: connects; without: cannot load the key */
+    tls_net(&b, rl_conn_new(rl_conn_conf(a.conns[0])));
+    rl_conn_tls_share(b.conns[0], a.conns[0]);
+    CHECK_EQ(echo_all(&b, "shared", res), 1);
+    tls_net(&c, rl_conn_new(rl_conn_conf(a.conns[0])));
+    CHECK_EQ(echo_all(&c, "alone", res), 0);
+    CHECK(contains(res[0].reason, "client certificate"));
+    tnet_close(&a);
+    CHECK_EQ(echo_all(&b, "after", res), 1); /* the context outlives the connection it came from */
+    tnet_close(&b);
+    tnet_close(&c);
+    tls_node_stop(&n);
+}
+#define NET_TLS_TESTS \
+    {"net_tls_resumption", test_net_tls_resumption}, {"net_tls_passphrase_dropped", test_net_tls_passphrase_dropped},
 #else
 #define NET_TLS_TESTS
 #endif
