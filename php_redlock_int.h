@@ -120,9 +120,12 @@ typedef struct php_redlock_pooled {
     bool persistent;
     bool sub; /* a subscriber connection (waits with wake_on_release) */
     char name[128];
+    char *ident; /* its key in the pool (pool_identity(): no secret in it) */
 } php_redlock_pooled;
 
 void php_redlock_pooled_dtor(zval *zv);
+/* MINIT: the random key of the pool keys' keyed hash (redlock_nodes.c) */
+zend_result php_redlock_pool_key_init(void);
 
 /* A group of nodes: shared by a RedLock and the locks it made. */
 typedef struct php_redlock_group {

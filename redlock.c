@@ -77,7 +77,7 @@ PHP_MINIT_FUNCTION(redlock)
     php_redlock_lost_ce = register_class_RedLock_LockLostException(php_redlock_exception_ce);
 
     rl_fork_generation(); /* installs the atfork hook before any fork */
-    return SUCCESS;
+    return php_redlock_pool_key_init();
 }
 
 PHP_MSHUTDOWN_FUNCTION(redlock)

@@ -126,6 +126,7 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
     }
     rl_watch_spec spec = {
         .confs = confs,
+        .conns = g->conns, /* their addresses: the watchdog looks no name up */
         .n = g->n,
         .key = ZSTR_VAL(key),
         .keylen = ZSTR_LEN(key),
@@ -133,6 +134,7 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
         .ttl_ms = (int)ttl,
         .drift_factor = o->drift_factor,
         .max_hold_ms = o->max_hold,
+        .persistent = g->opts.persistent, /* else its connections end with the request, like the group's */
     };
     rl_watch *w = rl_watch_start(&spec, info);
     if (w && REDLOCK_G(held_active)) {
@@ -153,6 +155,7 @@ void php_redlock_watch_stop_all(void)
     } ZEND_HASH_FOREACH_END();
     zend_hash_destroy(&REDLOCK_G(watched));
     zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
+    rl_watchdog_drop_idle(); /* the watchdog's connections of non-persistent objects */
 }
 
 void php_redlock_held_release_all(void)

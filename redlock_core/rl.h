@@ -162,6 +162,7 @@ typedef struct rl_result {
 
 /* ---- one command to all nodes ---- */
 #define RL_MAX_ARGS 10
+#define RL_RELEASE_ID_LEN 16
 
 /* What a command does to a lock key, so the connection can keep a release in
  * order behind the SET it undoes (a stalled node gets no new SET, but always
@@ -178,6 +179,9 @@ typedef struct rl_cmd {
     uint64_t tag;  /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
     int nowait;    /* queue and write, do not wait for the replies (read and dropped later) */
     uint64_t skip; /* with nowait: bit i set = not sent to node i (res[i] left RL_PENDING, sent 0) */
+    /* RL_OP_RELEASE: the release's random id, an argument of the script
+     * (what its wake message carries instead of the token) */
+    char id[RL_RELEASE_ID_LEN + 1];
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome
@@ -215,7 +219,8 @@ typedef struct rl_opts {
  * (s a decimal digit, picked at random per wait). A successful release, on
  * each node inside the release script, publishes only when someone waits,
  * and then to ONE shard that has subscribers (the same on every node: chosen
- * from the released token): "<subscribers of that shard> <token>". So a
+ * from the release's random id, rl_cmd.id): "<subscribers of that shard>
+ * <id>" (never the token: subscribers must not learn it). So a
  * release costs the server a few writes, not one per waiter and node, and
  * wakes a few waiters, not all. A waiter's own attempts announce a successful
  * SET on its shard with "acquired". */
@@ -332,6 +337,11 @@ int rl_conn_is_open(const rl_conn *conn);
 /* EVALSHAs whose reply is still due (a NOSCRIPT there is retried when read). */
 int rl_conn_late_scripts(const rl_conn *conn);
 const rl_node_conf *rl_conn_conf(const rl_conn *conn);
+/* dst (made with src's settings) uses src's TLS context: its CA store and
+ * client key, loaded once. A connection wipes its TLS passphrase once its key
+ * is loaded, so a copy of its settings made later can load no key of its
+ * own. No-op without TLS, or when src has no context yet. */
+void rl_conn_tls_share(rl_conn *dst, const rl_conn *src);
 /* Timeouts are the caller's (a pooled connection serves several callers). */
 void rl_conn_set_timeouts(rl_conn *conn, int connect_timeout_ms, int timeout_ms);
 const rl_node_stats *rl_conn_stats(const rl_conn *conn);
@@ -392,7 +402,9 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
 /* ---- the watchdog (auto_extend): rl_watchdog.c ---- */
 /* One background thread per process, started by the first rl_watch_start().
  * It owns its own connections to the nodes (made from copies of the confs
- * given, shared by the watches of one node list), keeps the watched locks
+ * given, shared by the watches of one node list, and kept for the next
+ * watches of that list until unused for 60 s; it never looks a host name
+ * up: the addresses come from rl_watch_start), keeps the watched locks
  * ordered by when they are due, and extends each by its ttl once a third of
  * the ttl has passed since the last successful extension (rl_extend: the
  * token-checked script, the quorum and validity rule of extend()). The first
@@ -414,6 +426,10 @@ typedef struct rl_watch rl_watch;
 
 typedef struct rl_watch_spec {
     const rl_node_conf *confs; /* the lock's nodes, in the order of the acquiring call (copied) */
+    /* optional: the caller's connections to them, same order: their resolved
+     * addresses are handed over (the thread never looks a name up; without
+     * one, rl_watch_start resolves it in the caller's thread) */
+    rl_conn *const *conns;
     int n;
     const char *key;
     size_t keylen;
@@ -421,6 +437,7 @@ typedef struct rl_watch_spec {
     int ttl_ms;        /* extended by this */
     double drift_factor;
     int64_t max_hold_ms; /* > 0: no extension once this long has passed since info->start_us */
+    int persistent;      /* its connections may outlive rl_watchdog_drop_idle() (kept 60 s unused) */
 } rl_watch_spec;
 
 typedef struct rl_watch_status {
@@ -456,6 +473,13 @@ void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *i
 uint64_t rl_watchdog_extended(void);
 /* Watched locks not yet stopped, and whether the thread runs (for tests). */
 int rl_watchdog_active(int *thread_running);
+/* Close the connections no watch uses now, but those of persistent watches
+ * (a request's end, for connections that must not outlive it). */
+void rl_watchdog_drop_idle(void);
+/* Node sets (their connections) kept, *idle of them with no watch (for tests). */
+int rl_watchdog_sets(int *idle);
+/* How long a node set with no watch keeps its connections (tests; <= 0: the default, 60 s). */
+void rl_watchdog_set_idle_ms(int ms);
 /* Stop every watch and join the thread (module shutdown, program exit). */
 void rl_watchdog_shutdown(void);
 

@@ -462,39 +462,43 @@ void rlc_fail_down(rl_conn *c, rl_result *r)
     if (err != RL_E_DOWN) c->st.skipped++;
 }
 
-static int rlc_resolve(rl_conn *c, char *why, size_t whylen)
+int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
+                     size_t whylen)
 {
-    if (c->addrlen) return 0;
-    if (c->conf.socket) {
-        struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
-        if (strlen(c->conf.socket) >= sizeof(un->sun_path)) {
+    if (conf->socket) {
+        struct sockaddr_un *un = (struct sockaddr_un *)addr;
+        if (strlen(conf->socket) >= sizeof(un->sun_path)) {
             snprintf(why, whylen, "unix socket path too long");
             return -1;
         }
         un->sun_family = AF_UNIX;
-        strcpy(un->sun_path, c->conf.socket);
-        c->addrlen = sizeof(*un);
+        strcpy(un->sun_path, conf->socket);
+        *addrlen = sizeof(*un);
         return 0;
     }
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&c->addr;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&c->addr;
-    if (inet_pton(AF_INET, c->conf.host, &v4->sin_addr) == 1) {
+    struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
+    if (inet_pton(AF_INET, conf->host, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)c->conf.port);
-        c->addrlen = sizeof(*v4);
+        v4->sin_port = htons((uint16_t)conf->port);
+        *addrlen = sizeof(*v4);
         return 0;
     }
-    if (inet_pton(AF_INET6, c->conf.host, &v6->sin6_addr) == 1) {
+    if (inet_pton(AF_INET6, conf->host, &v6->sin6_addr) == 1) {
         v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)c->conf.port);
-        c->addrlen = sizeof(*v6);
+        v6->sin6_port = htons((uint16_t)conf->port);
+        *addrlen = sizeof(*v6);
         return 0;
+    }
+    if (!dns) {
+        snprintf(why, whylen, "cannot resolve host: no address handed over (not looked up here)");
+        return -1;
     }
     /* a name: resolved once per connection object (blocking), then cached */
     struct addrinfo hints = {0}, *ai = NULL, *p;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_family = AF_UNSPEC;
-    int rc = getaddrinfo(c->conf.host, NULL, &hints, &ai);
+    int rc = getaddrinfo(conf->host, NULL, &hints, &ai);
     if (rc != 0 || !ai) {
         snprintf(why, whylen, "cannot resolve host: %s", gai_strerror(rc));
         return -1;
@@ -502,14 +506,20 @@ static int rlc_resolve(rl_conn *c, char *why, size_t whylen)
     for (p = ai; p; p = p->ai_next)
         if (p->ai_family == AF_INET) break;
     if (!p) p = ai;
-    memcpy(&c->addr, p->ai_addr, p->ai_addrlen);
-    c->addrlen = p->ai_addrlen;
+    memcpy(addr, p->ai_addr, p->ai_addrlen);
+    *addrlen = p->ai_addrlen;
     if (p->ai_family == AF_INET)
-        v4->sin_port = htons((uint16_t)c->conf.port);
+        v4->sin_port = htons((uint16_t)conf->port);
     else
-        v6->sin6_port = htons((uint16_t)c->conf.port);
+        v6->sin6_port = htons((uint16_t)conf->port);
     freeaddrinfo(ai);
     return 0;
+}
+
+static int rlc_resolve(rl_conn *c, char *why, size_t whylen)
+{
+    if (c->addrlen) return 0;
+    return rlc_resolve_addr(&c->conf, !c->no_dns, &c->addr, &c->addrlen, why, whylen);
 }
 
 /* Pipelined ahead of the first command: costs no extra round trip. */

@@ -134,6 +134,8 @@ struct rl_conn {
     char down_why[RL_REASON_LEN];
     struct sockaddr_storage addr;
     socklen_t addrlen;
+    int no_dns;      /* never look a name up (the watchdog's: its addresses are handed over) */
+    int conf_shared; /* other threads read conf (the watchdog's): it never changes */
     rl_node_stats st;
     rl_reply slot; /* the reader's callbacks write here: no allocation per reply */
     /* per fan-out */
@@ -164,6 +166,10 @@ void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why);
 void rlc_fail_down(rl_conn *c, rl_result *r);
 int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
 int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);
+/* conf's address: a socket path, an IP address, or (dns) a name through
+ * getaddrinfo(), which blocks; 0, or -1 with why */
+int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
+                     size_t whylen);
 int rlc_stalled(const rl_conn *c, uint64_t now);
 /* connecting: the TCP connect or the session handshake is not done */
 static inline int rlc_connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }

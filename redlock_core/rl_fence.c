@@ -30,6 +30,79 @@ static int fence_decide(void *floor, const rl_result *res, int n)
     return rl_quorum_decided(res, n, is_at_least, floor);
 }
 
+/* Phase 2 copies M, the largest INCR answer, to every node: one hostile (or
+ * damaged) node answering near 2^53 would push every honest counter there,
+ * and later fences would fail (the raise refuses 2^53) or jump. So an INCR
+ * answer is not believed when it is 2^53 or more, or more than
+ * RL_FENCE_MAX_JUMP above every other node's answer: that node fails for
+ * this call, like a node that did not answer, and M comes from the others,
+ * which must still be a quorum. Safe whatever the values: any quorum of
+ * answers meets the quorum that raised the last fence handed out, so its
+ * largest answer is above that fence (README "Fencing tokens"). An honest
+ * node is that far ahead of all the others only when each of them missed
+ * more than RL_FENCE_MAX_JUMP fenced locks (or lost its data): then, with
+ * too few others, the phase fails rather than guess. */
+#define RL_FENCE_MAX_JUMP ((int64_t)1 << 24)
+#define RL_FENCE_LIMIT ((int64_t)1 << 53)
+
+static int incr_ok(const rl_reply *r, const void *ud)
+{
+    (void)ud;
+    return r->type == RL_REPLY_INTEGER && r->integer >= 1 && r->integer < RL_FENCE_LIMIT;
+}
+
+/* the node whose INCR answer is more than RL_FENCE_MAX_JUMP above every other
+ * answer, or -1 (none, or fewer than two answers to compare) */
+static int incr_outlier(const rl_result *res, int n)
+{
+    int top = -1, answers = 0;
+    int64_t a1 = 0, a2 = 0;
+    for (int i = 0; i < n; i++) {
+        if (res[i].state != RL_ANSWERED || !incr_ok(&res[i].reply, NULL)) continue;
+        int64_t v = res[i].reply.integer;
+        answers++;
+        if (top < 0 || v > a1) {
+            a2 = a1;
+            a1 = v;
+            top = i;
+        } else if (v > a2) {
+            a2 = v;
+        }
+    }
+    return answers >= 2 && a1 - a2 > RL_FENCE_MAX_JUMP ? top : -1;
+}
+
+/* phase 1: a quorum of believable answers, or no longer possible */
+static int incr_decide(void *ud, const rl_result *res, int n)
+{
+    (void)ud;
+    rl_tally t = rl_count(res, n, incr_ok, NULL);
+    if (incr_outlier(res, n) >= 0) t.ok--;
+    int q = rl_quorum(n);
+    return t.ok >= q || t.ok + t.pending < q;
+}
+
+/* after phase 1: the answers not believed fail their node for this call */
+static void distrust(rl_result *res, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_INTEGER &&
+            res[i].reply.integer >= RL_FENCE_LIMIT) {
+            res[i].state = RL_FAILED;
+            res[i].err = RL_E_PROTO;
+            snprintf(res[i].reason, sizeof(res[i].reason), "fence counter %lld out of range (2^53)",
+                     res[i].reply.integer);
+        }
+    }
+    int i = incr_outlier(res, n);
+    if (i >= 0) {
+        res[i].state = RL_FAILED;
+        res[i].err = RL_E_PROTO;
+        snprintf(res[i].reason, sizeof(res[i].reason),
+                 "fence counter %lld is more than 2^24 above every other node's (not believed)", res[i].reply.integer);
+    }
+}
+
 /* the largest confirming integer */
 static int64_t largest(const rl_result *res, int n, int64_t floor)
 {
@@ -40,13 +113,15 @@ static int64_t largest(const rl_result *res, int n, int64_t floor)
     return max;
 }
 
-/* One phase over all nodes; RL_ACQUIRED when a quorum confirmed. */
-static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, int64_t floor, rl_result *res, rl_call *call)
+/* One phase over all nodes; RL_ACQUIRED when a quorum confirmed (yes). */
+static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, rl_decide_fn decide, rl_yes_fn yes, void *ud, rl_result *res,
+                       rl_call *call)
 {
     int n = c->n, q = rl_quorum(n);
-    if (c->tp->fanout(c->tp->ctx, cmd, res, n, fence_decide, &floor) != 0) return RL_ERROR;
-    rl_tally t = rl_count(res, n, is_at_least, &floor);
-    rl_fill_call(call, res, n, is_at_least, &floor);
+    if (c->tp->fanout(c->tp->ctx, cmd, res, n, decide, ud) != 0) return RL_ERROR;
+    if (decide == incr_decide) distrust(res, n);
+    rl_tally t = rl_count(res, n, yes, ud);
+    rl_fill_call(call, res, n, yes, ud);
     if (t.ok >= q) return RL_ACQUIRED;
     return t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
 }
@@ -71,7 +146,7 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argvlen[0] = 4;
     cmd.argv[1] = fence_key;
     cmd.argvlen[1] = fence_keylen;
-    if ((r = fence_phase(c, &cmd, 1, res, call)) != RL_ACQUIRED) return r;
+    if ((r = fence_phase(c, &cmd, incr_decide, incr_ok, NULL, res, call)) != RL_ACQUIRED) return r;
     int64_t m = largest(res, n, 1);
 
     /* (2) raise every counter to M: without it a later quorum that misses
@@ -89,7 +164,7 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argv[4] = mbuf;
     cmd.argvlen[4] = (size_t)snprintf(mbuf, sizeof(mbuf), "%lld", (long long)m);
     cmd.script = rl_script_fence_raise;
-    if ((r = fence_phase(c, &cmd, m, res, call)) != RL_ACQUIRED) return r;
+    if ((r = fence_phase(c, &cmd, fence_decide, is_at_least, &m, res, call)) != RL_ACQUIRED) return r;
 
     *fence = m;
     return RL_ACQUIRED;

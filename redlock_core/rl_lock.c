@@ -9,24 +9,27 @@
  * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL.
  * A release also tells the waiters (API.md "Waiting", rl.h RL_WAKE_*): only
  * when the key's channel has subscribers (else one PUBSUB NUMSUB is all it
- * costs), on one shard with subscribers, chosen from the token so that every
- * node picks the same; through pcall, so that a user whose ACL refuses
- * pub/sub still releases.
- * With a second key (KEYS[2], ARGV[2]: the attempt's key and nonce, see
+ * costs), on one shard with subscribers, chosen from the release's id (ARGV[2],
+ * random per release, the same on every node) so that every node picks the
+ * same; through pcall, so that a user whose ACL refuses pub/sub still
+ * releases. The message carries that id, never the token: a subscriber must
+ * not learn a token (a framework's is derived from its owner), and a waiter
+ * tells two releases by the same owner apart.
+ * With a second key (KEYS[2], ARGV[3]: the attempt's key and nonce, see
  * rl_acquire) it is the cleanup of one failed attempt with a caller-chosen
  * token: it deletes only what that attempt set. */
 const char rl_script_release[] =
-    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[2] then return 0 end redis.call(\"del\",KEYS[2]) end "
+    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end "
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then "
-    "local h = 0 for i = 1, #ARGV[1] do h = (h * 31 + string.byte(ARGV[1], i)) % 65521 end "
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" "
+    "local h = 0 for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end "
     "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
     "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
     "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
-    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. ARGV[1]) break end end end end "
+    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end "
     "return r else return 0 end";
-const char rl_script_release_sha[] = "0c4c1e803efec0a2518871ebd212faa812135101";
+const char rl_script_release_sha[] = "d3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a";
 /* An attempt done by script: SET NX PX, and when it set the key,
  * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
  *   holding back stand down (a waiter's attempt);
@@ -213,9 +216,26 @@ static void release_tag(rl_cmd *cmd, const char *key, size_t keylen, const char 
     cmd->tag = rl_lock_tag(key, keylen, token, strlen(token));
 }
 
+/* ARGV[2] of a release: its id for the waiters (rl_script_release), from the
+ * CSPRNG, so that it says nothing of the token and differs at each release
+ * (without random bytes, zeros: a waiter may then take it for an earlier
+ * release and wait for its timer) */
+static void release_id(rl_cmd *cmd)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char b[RL_RELEASE_ID_LEN / 2] = {0};
+    if (rl_random_system.fill(rl_random_system.ctx, b, sizeof(b)) != 0) memset(b, 0, sizeof(b));
+    for (size_t i = 0; i < sizeof(b); i++) {
+        cmd->id[2 * i] = hex[b[i] >> 4];
+        cmd->id[2 * i + 1] = hex[b[i] & 15];
+    }
+    arg(cmd, cmd->id, RL_RELEASE_ID_LEN);
+}
+
 static void release_cmd(rl_cmd *cmd, const char *key, size_t keylen, const char *token)
 {
     script_cmd(cmd, rl_script_release, rl_script_release_sha, key, keylen, token, NULL, 0);
+    release_id(cmd);
     release_tag(cmd, key, keylen, token);
 }
 
@@ -357,6 +377,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         arg(&set, noshard, 0);
         arg(&set, nonce, RL_TOKEN_LEN);
         eval_cmd(&rel, rl_script_release, rl_script_release_sha, key, keylen, nkey, info->token, info->token_len);
+        release_id(&rel);
         arg(&rel, nonce, RL_TOKEN_LEN);
         release_tag(&rel, key, keylen, info->token);
     } else {

@@ -11,6 +11,11 @@
 
 int rl_tls_available(void) { return 0; }
 const char *rl_tls_version(void) { return NULL; }
+void rl_conn_tls_share(rl_conn *dst, const rl_conn *src)
+{
+    (void)dst;
+    (void)src;
+}
 
 #else
 
@@ -67,6 +72,38 @@ static int passphrase_cb(char *buf, int size, int rwflag, void *u)
     return n;
 }
 
+/* A session to resume on the next connect, whenever the server hands one
+ * out. With TLS 1.3 that is after the handshake (its tickets come with the
+ * first records read), so a session taken when SSL_connect returns cannot be
+ * resumed; OpenSSL calls this once a session is usable, under TLS 1.2 and 1.3
+ * alike. A copy is kept, never a session an SSL uses: SSL_free of a
+ * connection closed without close_notify (we never write one, see
+ * tls_close) marks that one not resumable. 0: OpenSSL keeps its reference. */
+static int on_new_session(SSL *ssl, SSL_SESSION *sess)
+{
+    rl_conn *c = SSL_get_app_data(ssl);
+    SSL_SESSION *copy = c ? SSL_SESSION_dup(sess) : NULL;
+    if (copy) {
+        if (c->tls_sess) SSL_SESSION_free(c->tls_sess);
+        c->tls_sess = copy;
+    }
+    return 0;
+}
+
+/* Once the key is loaded, nothing needs the passphrase: this object's later
+ * connections reuse its context, and a connection made from this one takes
+ * the context along (rl_conn_tls_share). So it is wiped, not kept for the
+ * life of a pooled connection. Not from a connection whose settings other
+ * threads compare (conf_shared: the watchdog's). */
+static void drop_passphrase(rl_conn *c)
+{
+    char **p = &c->conf.tls_conf.passphrase;
+    if (!*p || c->conf_shared) return;
+    OPENSSL_cleanse(*p, strlen(*p));
+    free(*p);
+    *p = NULL;
+}
+
 /* Built once per connection object from its settings (loading the CA store
  * is the costly part), kept across reconnects. */
 static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
@@ -80,7 +117,9 @@ static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
     }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT);
+    /* (no internal store: each connection keeps its own session, on_new_session) */
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx, on_new_session);
     if (!t->no_verify_peer) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
         int ok = t->cafile || t->capath ? SSL_CTX_load_verify_locations(ctx, t->cafile, t->capath)
@@ -105,9 +144,18 @@ static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
         }
         /* the key is loaded: the passphrase is not needed any more */
         SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+        drop_passphrase(c);
     }
     c->tls_ctx = ctx;
     return ctx;
+}
+
+void rl_conn_tls_share(rl_conn *dst, const rl_conn *src)
+{
+    if (!dst || !src || !src->tls_ctx || dst->tls_ctx || !dst->conf.tls) return;
+    if (SSL_CTX_up_ref(src->tls_ctx) != 1) return;
+    dst->tls_ctx = src->tls_ctx;
+    dst->io = &rl_io_tls; /* (so that rl_conn_free lets it go, connected or not) */
 }
 
 static int is_ip(const char *s)
@@ -130,6 +178,7 @@ static int tls_connect(rl_conn *c, short *events, char *why, size_t whylen)
             return -1;
         }
         c->tls = ssl;
+        SSL_set_app_data(ssl, c); /* for on_new_session */
         const rl_tls_conf *t = &c->conf.tls_conf;
         const char *name = t->peer_name ? t->peer_name : c->conf.host;
         /* SNI for a name, never for an address (RFC 6066) */
@@ -143,21 +192,21 @@ static int tls_connect(rl_conn *c, short *events, char *why, size_t whylen)
                 return -1;
             }
         }
-        if (c->tls_sess) SSL_set_session(ssl, c->tls_sess); /* resume: no full handshake */
+        if (c->tls_sess) {
+            /* resume: no full handshake. The SSL gets a copy, so that ours
+             * stays resumable when it is freed (a resumed TLS 1.2 session
+             * brings no new one to on_new_session) */
+            SSL_SESSION *copy = SSL_SESSION_dup(c->tls_sess);
+            if (copy) {
+                SSL_set_session(ssl, copy);
+                SSL_SESSION_free(copy);
+            }
+        }
     }
     ERR_clear_error();
     errno = 0;
     int r = SSL_connect(ssl);
-    if (r == 1) {
-        if (!SSL_session_reused(ssl) || !c->tls_sess) {
-            SSL_SESSION *s = SSL_get1_session(ssl);
-            if (s) {
-                if (c->tls_sess) SSL_SESSION_free(c->tls_sess);
-                c->tls_sess = s;
-            }
-        }
-        return 1;
-    }
+    if (r == 1) return 1; /* (the session to resume next time comes to on_new_session) */
     switch (SSL_get_error(ssl, r)) {
     case SSL_ERROR_WANT_READ: *events = POLLIN; return 0;
     case SSL_ERROR_WANT_WRITE: *events = POLLOUT; return 0;

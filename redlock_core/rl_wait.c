@@ -67,7 +67,9 @@ static void on_push(void *ud, rl_conn *c)
          * and a SET sent now does not overtake the holder's release on the
          * nodes that have not run it yet (it would fail there, and the
          * attempt with it). Fewer in RL_WAKE_GRACE_US: reported all the
-         * same (a node down, a message lost). */
+         * same (a node down, a message lost). The id is the release's own
+         * (random per release, rl_script_release): another release by the
+         * same owner, with the same token, is a new one. */
         if (p->id == s->last_release) return;
         if (p->id != s->counting) {
             s->counting = p->id;

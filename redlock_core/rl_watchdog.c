@@ -3,7 +3,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "rl_internal.h"
+#include "rl_conn.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,12 +15,26 @@
 
 /* The connections of one node list, shared by the watches on it. Used only
  * by the thread (and freed by whoever drops the last reference, under the
- * mutex, when the thread is not using it). */
+ * mutex, when the thread is not using it). Kept once its last watch ended,
+ * for the next watch of that node list (sequential auto_extend locks must
+ * not open connections each), until idle for WD_IDLE_US or pushed out by
+ * newer idle sets (WD_IDLE_MAX). The thread never looks a name up (a slow
+ * resolver would hold every extension, and release() and fork() behind
+ * it): the caller hands each node's address over at rl_watch_start (its own
+ * connection's, else resolved in its thread), and the thread copies it into
+ * a connection that has none (under the mutex, before an extension). */
+#define WD_IDLE_US 60000000u
+#define WD_IDLE_MAX 8
+
 typedef struct nodeset {
     struct nodeset *next;
-    int refs; /* active watches on it, +1 while the thread extends through it */
+    int refs;               /* active watches on it, +1 while the thread extends through it */
+    uint64_t idle_since_us; /* refs 0: when its last watch ended */
+    int persistent;         /* a watch on it allowed its connections to outlive rl_watchdog_drop_idle() */
     int n;
     rl_conn *conns[RL_MAX_NODES];
+    struct sockaddr_storage addr[RL_MAX_NODES]; /* handed over by callers (addrlen 0: none yet) */
+    socklen_t addrlen[RL_MAX_NODES];
     rl_net net;
     rl_transport tp;
     rl_ctx ctx;
@@ -66,7 +80,8 @@ static struct {
     rl_watch *active; /* every active watch, on the heap or not (busy, paused) */
     int n_active;
     nodeset *sets;
-} wd = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    uint64_t idle_us; /* WD_IDLE_US (tests: rl_watchdog_set_idle_ms) */
+} wd = {.mu = PTHREAD_MUTEX_INITIALIZER, .idle_us = WD_IDLE_US};
 
 static pthread_once_t wd_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t wd_extended;
@@ -231,39 +246,103 @@ static void wd_free_set(nodeset *s)
     free(s);
 }
 
-static void set_unref(nodeset *s)
+/* Idle sets past their time are freed (under wd.mu); returns when the next
+ * one is due, 0 when none is idle. At most WD_IDLE_MAX stay: the oldest go. */
+static uint64_t expire_idle(uint64_t now)
 {
-    if (s && --s->refs == 0) wd_free_set(s);
+    for (;;) {
+        nodeset *oldest = NULL;
+        int idle = 0;
+        for (nodeset *s = wd.sets; s; s = s->next) {
+            if (s->refs > 0) continue;
+            idle++;
+            if (!oldest || s->idle_since_us < oldest->idle_since_us) oldest = s;
+        }
+        if (!oldest) return 0;
+        if (idle <= WD_IDLE_MAX && now < oldest->idle_since_us + wd.idle_us) return oldest->idle_since_us + wd.idle_us;
+        wd_free_set(oldest);
+    }
 }
 
-static nodeset *set_get(const rl_node_conf *confs, int n)
+static void set_unref(nodeset *s)
 {
-    for (nodeset *s = wd.sets; s; s = s->next) {
+    if (!s || --s->refs > 0) return;
+    s->idle_since_us = now_us(); /* kept for the next watch of these nodes */
+    expire_idle(s->idle_since_us);
+    pthread_cond_signal(&wd.wake); /* the thread's next wake-up may now be its expiry */
+}
+
+/* The addresses of spec's nodes, for the watchdog's connections (which never
+ * look a name up): the caller's own connection's, else resolved here, in
+ * the caller's thread (a name its connection could not resolve yet: its
+ * lookup costs the caller as its next call would have). addrlen 0: none. */
+static void caller_addrs(const rl_watch_spec *spec, struct sockaddr_storage *addr, socklen_t *addrlen)
+{
+    for (int i = 0; i < spec->n; i++) {
+        const rl_conn *own = spec->conns ? spec->conns[i] : NULL;
+        char why[RL_REASON_LEN];
+        addrlen[i] = 0;
+        if (own && own->addrlen) {
+            memcpy(&addr[i], &own->addr, own->addrlen);
+            addrlen[i] = own->addrlen;
+        } else if (rlc_resolve_addr(&spec->confs[i], 1, &addr[i], &addrlen[i], why, sizeof(why)) != 0) {
+            addrlen[i] = 0; /* that node fails its extensions until a later watch brings one */
+        }
+    }
+}
+
+/* the addresses callers handed over, into the connections that have none
+ * (by the thread, under wd.mu: the connections are the thread's) */
+static void take_addrs(nodeset *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        rl_conn *c = s->conns[i];
+        if (c->addrlen || !s->addrlen[i]) continue;
+        memcpy(&c->addr, &s->addr[i], s->addrlen[i]);
+        c->addrlen = s->addrlen[i];
+    }
+}
+
+static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage *addr, const socklen_t *addrlen)
+{
+    const rl_node_conf *confs = spec->confs;
+    int n = spec->n;
+    nodeset *s;
+    for (s = wd.sets; s; s = s->next) {
         if (s->n != n) continue;
         int same = 1;
         for (int i = 0; i < n && same; i++) same = conf_eq(rl_conn_conf(s->conns[i]), &confs[i]);
-        if (same) {
-            s->refs++;
-            return s;
-        }
+        if (same) break;
     }
-    nodeset *s = calloc(1, sizeof(*s));
-    if (!s) return NULL;
+    if (!s) {
+        s = calloc(1, sizeof(*s));
+        if (!s) return NULL;
+        for (int i = 0; i < n; i++) {
+            s->conns[i] = rl_conn_new(&confs[i]); /* a copy of the conf: never the caller's connection */
+            if (!s->conns[i]) {
+                for (int k = 0; k < i; k++) rl_conn_free(s->conns[k]);
+                free(s);
+                return NULL;
+            }
+            s->conns[i]->no_dns = 1;
+            s->conns[i]->conf_shared = 1; /* set_get compares it under wd.mu while the thread connects */
+            /* the caller's TLS context: its key is loaded, its passphrase wiped */
+            if (spec->conns) rl_conn_tls_share(s->conns[i], spec->conns[i]);
+            s->n = i + 1;
+        }
+        s->net = (rl_net){.conns = s->conns, .n = n, .clock = &rl_clock_monotonic};
+        s->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &s->net};
+        s->ctx = (rl_ctx){.tp = &s->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = n};
+        s->next = wd.sets;
+        wd.sets = s;
+    }
     for (int i = 0; i < n; i++) {
-        s->conns[i] = rl_conn_new(&confs[i]); /* a copy of the conf: never the caller's connection */
-        if (!s->conns[i]) {
-            for (int k = 0; k < i; k++) rl_conn_free(s->conns[k]);
-            free(s);
-            return NULL;
-        }
-        s->n = i + 1;
+        if (s->addrlen[i] || !addrlen[i]) continue;
+        memcpy(&s->addr[i], &addr[i], addrlen[i]);
+        s->addrlen[i] = addrlen[i];
     }
-    s->net = (rl_net){.conns = s->conns, .n = n, .clock = &rl_clock_monotonic};
-    s->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &s->net};
-    s->ctx = (rl_ctx){.tp = &s->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = n};
-    s->refs = 1;
-    s->next = wd.sets;
-    wd.sets = s;
+    s->refs++;
+    s->persistent |= spec->persistent;
     return s;
 }
 
@@ -362,6 +441,7 @@ static void extend_one(rl_watch *w, uint64_t now)
     wd.extending = 1;
     nodeset *s = w->ns;
     s->refs++;
+    take_addrs(s);
     int ttl = w->ttl_ms;
     double drift = w->drift_factor;
     rl_lock_info info = w->info;
@@ -407,17 +487,18 @@ static void *wd_main(void *arg)
     wd.ready = 1;
     pthread_cond_broadcast(&wd.idle);
     while (!wd.stopping) {
-        if (wd.heap_n == 0 || wd.forking) {
+        uint64_t now = now_us(), idle_at = expire_idle(now);
+        if (wd.forking || (wd.heap_n == 0 && !idle_at)) {
             pthread_cond_wait(&wd.wake, &wd.mu);
             continue;
         }
-        rl_watch *w = wd.heap[0];
-        uint64_t now = now_us(), at = wake_at(w);
+        uint64_t at = wd.heap_n ? wake_at(wd.heap[0]) : idle_at;
+        if (idle_at && idle_at < at) at = idle_at;
         if (at > now) {
             timed_wait(at - now);
             continue;
         }
-        extend_one(w, now);
+        if (wd.heap_n) extend_one(wd.heap[0], now);
     }
     pthread_mutex_unlock(&wd.mu);
     return NULL;
@@ -465,6 +546,9 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
     w->hold_end_us = spec->max_hold_ms > 0 ? info->start_us + (uint64_t)spec->max_hold_ms * 1000u : 0;
     w->heap_idx = -1;
     w->refs = 2; /* the caller's handle and the watchdog's */
+    struct sockaddr_storage addr[RL_MAX_NODES];
+    socklen_t addrlen[RL_MAX_NODES];
+    caller_addrs(spec, addr, addrlen); /* without wd.mu: a lookup here holds no extension */
 
     pthread_mutex_lock(&wd.mu);
     if (wd.heap_cap <= wd.n_active) {
@@ -474,7 +558,7 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
         wd.heap = h;
         wd.heap_cap = cap;
     }
-    w->ns = set_get(spec->confs, spec->n);
+    w->ns = set_get(spec, addr, addrlen);
     if (!w->ns) goto fail;
     if (start_thread() != 0) {
         set_unref(w->ns);
@@ -587,6 +671,37 @@ void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *i
 
 uint64_t rl_watchdog_extended(void) { return wd_extended; }
 
+void rl_watchdog_drop_idle(void)
+{
+    pthread_mutex_lock(&wd.mu);
+    for (nodeset *s = wd.sets, *next; s; s = next) {
+        next = s->next;
+        if (s->refs == 0 && !s->persistent) wd_free_set(s);
+    }
+    pthread_mutex_unlock(&wd.mu);
+}
+
+void rl_watchdog_set_idle_ms(int ms)
+{
+    pthread_mutex_lock(&wd.mu);
+    wd.idle_us = ms > 0 ? (uint64_t)ms * 1000u : WD_IDLE_US;
+    pthread_cond_signal(&wd.wake);
+    pthread_mutex_unlock(&wd.mu);
+}
+
+int rl_watchdog_sets(int *idle)
+{
+    pthread_mutex_lock(&wd.mu);
+    int n = 0, i = 0;
+    for (nodeset *s = wd.sets; s; s = s->next) {
+        n++;
+        i += s->refs == 0;
+    }
+    if (idle) *idle = i;
+    pthread_mutex_unlock(&wd.mu);
+    return n;
+}
+
 int rl_watchdog_active(int *thread_running)
 {
     pthread_mutex_lock(&wd.mu);
@@ -611,6 +726,7 @@ void rl_watchdog_shutdown(void)
         wd.stopping = 0;
     }
     while (wd.active) deactivate(wd.active, RL_WATCH_STOPPED);
+    while (wd.sets) wd_free_set(wd.sets); /* the idle ones kept for reuse */
     free(wd.heap);
     wd.heap = NULL;
     wd.heap_n = wd.heap_cap = 0;

@@ -221,6 +221,67 @@ static void test_phases_raise_must_reach_m(void)
     CHECK_EQ(fence, 8);
 }
 
+/* A hostile node answers INCR far above the others: not believed (its node
+ * fails for the call), M comes from the honest quorum, and phase 2 does not
+ * carry the huge value to the honest nodes. */
+static void test_phases_hostile_incr_not_copied(void)
+{
+    fake f;
+    fence_fake ff;
+    ff_init(&f, &ff, 3);
+    long long incr[3] = {9007199254740991LL, 5, 6}; /* 2^53 - 1 */
+    for (int i = 0; i < 3; i++) ff.incr[i].v = incr[i];
+    ff_raise_all(&ff, 6);
+    ff.raise[0].v = incr[0]; /* its counter stays above M: it confirms */
+    int64_t fence = 0;
+    rl_call call;
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, &call), RL_ACQUIRED);
+    CHECK_EQ(fence, 6);
+    CHECK_STR(ff.raise_arg, "6");
+    /* phase 1 waited for the third node: two believable answers were needed */
+    CHECK_EQ(f.calls[0].state[2], RL_ANSWERED);
+    /* at 2^53 or more: out of range, a node error as well */
+    ff_init(&f, &ff, 3);
+    long long big[3] = {5, 9007199254740992LL, 7};
+    for (int i = 0; i < 3; i++) ff.incr[i].v = big[i];
+    ff_raise_all(&ff, 7);
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, &call), RL_ACQUIRED);
+    CHECK_EQ(fence, 7);
+    CHECK_STR(ff.raise_arg, "7");
+    /* the phase-1 reasons name why (seen through a failing phase 1) */
+    ff_init(&f, &ff, 3);
+    long long lone[3] = {1LL << 40, 5, 0};
+    for (int i = 0; i < 3; i++) ff.incr[i].v = lone[i];
+    ff.incr[2] = (fake_out){FO_FAIL, 0, RL_E_TIMEOUT};
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, &call), RL_NO_QUORUM);
+    CHECK_EQ(ff.nraise, 0);
+    CHECK_EQ(call.res[0].state, RL_FAILED);
+    CHECK_EQ(call.res[0].err, RL_E_PROTO);
+    CHECK(strstr(call.res[0].reason, "not believed") != NULL);
+}
+
+/* Counters close together are all believed, however large: two nodes far
+ * ahead of the rest (others that lost their data) give the largest. */
+static void test_phases_close_large_counters_believed(void)
+{
+    fake f;
+    fence_fake ff;
+    ff_init(&f, &ff, 5);
+    long long incr[5] = {(1LL << 40) + 3, 1LL << 40, 2, 1, 1};
+    for (int i = 0; i < 5; i++) ff.incr[i].v = incr[i];
+    ff_raise_all(&ff, (1LL << 40) + 3);
+    int64_t fence = 0;
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, NULL), RL_ACQUIRED);
+    CHECK_EQ(fence, (1LL << 40) + 3);
+    /* and a jump of exactly the bound is still believed */
+    ff_init(&f, &ff, 3);
+    long long edge[3] = {5 + (1LL << 24), 5, 4};
+    for (int i = 0; i < 3; i++) ff.incr[i].v = edge[i];
+    ff_raise_all(&ff, 5 + (1LL << 24));
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, NULL), RL_ACQUIRED);
+    CHECK_EQ(fence, 5 + (1LL << 24));
+}
+
 static void test_phases_decided_when_quorum_impossible(void)
 {
     /* 5 nodes, the first 3 to answer the raise fail: decided without the others */
@@ -690,6 +751,8 @@ static const test_case tests[] = {
     {"phases_incr_non_positive_is_no", test_phases_incr_non_positive_is_no},
     {"phases_raise_no_quorum", test_phases_raise_no_quorum},
     {"phases_raise_must_reach_m", test_phases_raise_must_reach_m},
+    {"phases_hostile_incr_not_copied", test_phases_hostile_incr_not_copied},
+    {"phases_close_large_counters_believed", test_phases_close_large_counters_believed},
     {"phases_decided_when_quorum_impossible", test_phases_decided_when_quorum_impossible},
     {"phases_bad_args", test_phases_bad_args},
     {"acquire_fenced", test_acquire_fenced},

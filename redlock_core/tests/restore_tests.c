@@ -294,10 +294,10 @@ static void test_acquire_caller_token_release_and_held(void)
     fake_set_all(F.set, 2, FO_NIL, 0, 0);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_CONFLICT);
     CHECK_EQ(F.calls[1].kind, 'R');
-    /* the cleanup names the attempt's nonce: EVALSHA sha 2 key key\0a token nonce */
+    /* the cleanup names the attempt's nonce: EVALSHA sha 2 key key\0a token id nonce */
     CHECK_STR(F.calls[1].argv[2], "2");
     CHECK_STR(F.calls[1].argv[5], tok);
-    CHECK_STR(F.calls[1].argv[6], F.calls[0].argv[8]);
+    CHECK_STR(F.calls[1].argv[7], F.calls[0].argv[8]);
 
     fake_init(&F, 3);
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
@@ -329,7 +329,7 @@ static void test_failed_attempt_spares_nil_nodes(void)
     REQUIRE(F.ncalls == 2);
     CHECK_EQ(F.calls[1].kind, 'R');
     CHECK(F.calls[1].nowait);
-    CHECK_STR(F.calls[1].argv[6], F.calls[0].argv[8]); /* nonce-checked */
+    CHECK_STR(F.calls[1].argv[7], F.calls[0].argv[8]); /* nonce-checked */
     CHECK_STR(F.node_log[0], "AR");
     CHECK_STR(F.node_log[1], "AR");
     CHECK_STR(F.node_log[2], "A");
@@ -355,7 +355,7 @@ static void test_failed_attempt_spares_nil_nodes(void)
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &o2, &info, NULL), RL_CONFLICT);
     REQUIRE(F.ncalls == 4);
     CHECK(strcmp(F.calls[0].argv[8], F.calls[2].argv[8]) != 0);
-    CHECK_STR(F.calls[3].argv[6], F.calls[2].argv[8]);
+    CHECK_STR(F.calls[3].argv[7], F.calls[2].argv[8]);
     /* a random token decides a failure at quorum; the release goes to the
      * node whose answer was not awaited (its SET may still land), not to the
      * two that answered nil (nothing of ours there) */

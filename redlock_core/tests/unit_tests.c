@@ -5,6 +5,7 @@
  * Usage: unit_tests [substring]   runs the tests whose name contains it.
  * Prints PASS/FAIL per test and ends with "N passed, N failed". */
 #define _GNU_SOURCE
+#include "rl_conn.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/ports.h"
@@ -31,6 +32,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef RL_HAVE_TLS
+#include <openssl/ssl.h>
+#endif
 
 /* ======================================================================
  * runner
@@ -246,12 +250,13 @@ static void test_acquire_failure_releases_everywhere(void)
     fake_rec *r = &F.calls[1];
     CHECK_EQ(r->kind, 'R');
     CHECK_EQ(r->n, 5);
-    CHECK_EQ(r->argc, 5);
+    CHECK_EQ(r->argc, 6);
     CHECK_STR(r->argv[0], "EVALSHA");
     CHECK_STR(r->argv[1], rl_script_release_sha);
     CHECK_STR(r->argv[2], "1");
     CHECK_STR(r->argv[3], "lockkey");
     CHECK_STR(r->argv[4], info.token);
+    CHECK_EQ(r->argvlen[5], RL_RELEASE_ID_LEN); /* the release's id (rl_script_release) */
     CHECK(r->script == rl_script_release);
     /* sent to the three where the SET may have landed */
     CHECK_STR(F.node_log[0], "SR");
@@ -553,10 +558,20 @@ static void test_release(void)
     CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_RELEASED);
     REQUIRE(F.ncalls == 1);
     CHECK_EQ(F.calls[0].kind, 'R');
-    CHECK_EQ(F.calls[0].argc, 5);
+    CHECK_EQ(F.calls[0].argc, 6);
     CHECK_STR(F.calls[0].argv[3], "key");
     CHECK_STR(F.calls[0].argv[4], tok);
     CHECK(F.calls[0].script == rl_script_release);
+    /* ARGV[2]: a random id per release, hex, never the token: what the wake
+     * message carries (a second release of the same token gets another) */
+    char id1[FAKE_ARG_MAX];
+    CHECK_EQ(F.calls[0].argvlen[5], RL_RELEASE_ID_LEN);
+    CHECK_EQ(strspn(F.calls[0].argv[5], "0123456789abcdef"), RL_RELEASE_ID_LEN);
+    CHECK(strstr(tok, F.calls[0].argv[5]) == NULL);
+    memcpy(id1, F.calls[0].argv[5], sizeof(id1));
+    fake_init(&F, 3);
+    CHECK_OUT(rl_release(&F.ctx, "key", 3, tok, &call), RL_RELEASED);
+    CHECK(strcmp(F.calls[0].argv[5], id1) != 0);
 
     /* token no longer ours on a majority */
     fake_init(&F, 3);
@@ -1163,16 +1178,15 @@ static void net_setup_signals(void)
 
 static void node_sock_path(int i, char *buf, size_t len) { snprintf(buf, len, "%s/node%d.sock", g_dir, i); }
 
-/* The server's command line is tests/nodes.sh's (`run` execs redis-server: same pid);
- * REDLOCK_NODES_SH overrides where it is (default: from redlock_core/). */
-static pid_t spawn_redis(int i, int port)
+/* tests/nodes.sh with args (its `run`, `run-tls` exec redis-server: same pid),
+ * its output to logf; REDLOCK_NODES_SH overrides where it is (default: from
+ * redlock_core/). */
+static pid_t spawn_nodes_sh(const char *logf, const char *const *args)
 {
-    char portbuf[16], logf[128], name[32];
     const char *nodes_sh = getenv("REDLOCK_NODES_SH") ? getenv("REDLOCK_NODES_SH") : "../tests/nodes.sh";
+    char *argv[16] = {"bash", (char *)nodes_sh};
+    for (int k = 0; args[k] && k < 13; k++) argv[k + 2] = (char *)args[k];
     pid_t parent = getpid();
-    snprintf(portbuf, sizeof(portbuf), "%d", port);
-    snprintf(logf, sizeof(logf), "%s/node%d.log", g_dir, i);
-    snprintf(name, sizeof(name), "node%d", i);
     fflush(stdout);
     pid_t pid = fork();
     if (pid != 0) return pid;
@@ -1186,8 +1200,19 @@ static pid_t spawn_redis(int i, int port)
     }
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
-    execlp("bash", "bash", nodes_sh, "run", portbuf, g_dir, name, (char *)NULL);
+    execvp("bash", argv);
     _exit(127);
+}
+
+/* The server's command line is tests/nodes.sh's. */
+static pid_t spawn_redis(int i, int port)
+{
+    char portbuf[16], logf[128], name[32];
+    snprintf(portbuf, sizeof(portbuf), "%d", port);
+    snprintf(logf, sizeof(logf), "%s/node%d.log", g_dir, i);
+    snprintf(name, sizeof(name), "node%d", i);
+    const char *args[] = {"run", portbuf, g_dir, name, NULL};
+    return spawn_nodes_sh(logf, args);
 }
 
 static redisContext *admin_connect(int i)
@@ -2139,7 +2164,7 @@ static void scripted_stop(scripted *s)
 }
 
 #define HS_REPLIES \
-    "$40\r\n0c4c1e803efec0a2518871ebd212faa812135101\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\ncdd2f51f53ab95026361d0f7b8ed3ea5dfb3072f\r\n"
+    "$40\r\nd3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\ncdd2f51f53ab95026361d0f7b8ed3ea5dfb3072f\r\n"
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
@@ -2499,6 +2524,175 @@ static void test_net_auth_backoff_reason(void)
     g_node[A].pw[0] = '\0';
 }
 
+#ifdef RL_HAVE_TLS
+/* A TLS node of tests/nodes.sh (run-tls KIND: tls, mtls), on certificates of
+ * its own in g_dir/tls, and a fan-out of one connection to it. */
+typedef struct tls_node {
+    pid_t pid;
+    int port;
+    char certs[96], logf[96];
+    tnet t;
+} tls_node;
+
+static void tls_file(const tls_node *n, const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s", n->certs, name);
+}
+
+static int tls_node_start(tls_node *n, const char *kind)
+{
+    char portbuf[16];
+    int st = 0;
+    memset(n, 0, sizeof(*n));
+    snprintf(n->certs, sizeof(n->certs), "%s/tls", g_dir);
+    snprintf(n->logf, sizeof(n->logf), "%s/tls.log", g_dir);
+    const char *mk[] = {"certs", n->certs, NULL};
+    pid_t p = spawn_nodes_sh(n->logf, mk);
+    if (p <= 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return -1;
+    n->port = free_port();
+    snprintf(portbuf, sizeof(portbuf), "%d", n->port);
+    const char *run[] = {"run-tls", portbuf, g_dir, "tlsnode", n->certs, kind, NULL};
+    n->pid = spawn_nodes_sh(n->logf, run);
+    return n->pid > 0 ? 0 : -1;
+}
+
+/* n->t over one connection with conf (TLS to the node, trusting its CA) */
+static int tls_node_conn(tls_node *n, rl_node_conf *conf)
+{
+    char uri[64], err[128], ca[128];
+    memset(conf, 0, sizeof(*conf));
+    snprintf(uri, sizeof(uri), "rediss://127.0.0.1:%d", n->port);
+    tls_file(n, "ca.crt", ca, sizeof(ca));
+    if (rl_uri_parse(uri, strlen(uri), conf, err, sizeof(err)) != 0) return -1;
+    conf->tls_conf.cafile = strdup(ca);
+    conf->connect_timeout_ms = 2000;
+    conf->timeout_ms = 2000;
+    return 0;
+}
+
+static void tls_net(tnet *t, rl_conn *c)
+{
+    memset(t, 0, sizeof(*t));
+    t->conns[0] = c;
+    t->n = 1;
+    t->net = (rl_net){.conns = t->conns, .n = 1, .clock = &rl_clock_monotonic};
+}
+
+/* ECHO until the node answers (it is starting: refused, back-off, then up) */
+static int tls_wait_up(tnet *t)
+{
+    rl_result res[1];
+    for (int k = 0; k < 100; k++) {
+        if (echo_all(t, "hello", res) == 1) return 0;
+        msleep(100);
+    }
+    return -1;
+}
+
+static void tls_node_stop(tls_node *n)
+{
+    char cmd[400];
+    if (n->pid > 0) {
+        kill(n->pid, SIGKILL);
+        waitpid(n->pid, NULL, 0);
+    }
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s/tlsnode.log'", n->certs, n->logf, g_dir);
+    if (system(cmd) != 0) {}
+}
+
+/* TLS session resumption: a connection opened again resumes the session of
+ * the one before (no full handshake), also under TLS 1.3, whose tickets come
+ * after the handshake. */
+static void test_net_tls_resumption(void)
+{
+    NET_REQUIRE_NODES(); /* for g_dir */
+    tls_node n;
+    rl_node_conf conf;
+    REQUIRE(tls_node_start(&n, "tls") == 0);
+    REQUIRE(tls_node_conn(&n, &conf) == 0);
+    tnet t;
+    tls_net(&t, rl_conn_new(&conf));
+    rl_node_conf_free(&conf);
+    REQUIRE(t.conns[0] != NULL);
+    REQUIRE(tls_wait_up(&t) == 0);
+    rl_result res[1];
+    rl_conn *c = t.conns[0];
+    CHECK_EQ(SSL_session_reused((SSL *)c->tls), 0); /* the first: a full handshake */
+    /* TLS 1.3, then 1.2 (CONFIG SET: for the connections after it) */
+    const char *protos[2] = {"TLSv1.3", "TLSv1.2"};
+    for (int v = 0; v < 2; v++) {
+        if (v == 1) {
+            rl_cmd cfg;
+            memset(&cfg, 0, sizeof(cfg));
+            const char *a[4] = {"CONFIG", "SET", "tls-protocols", "TLSv1.2"};
+            cfg.argc = 4;
+            for (int k = 0; k < 4; k++) cfg.argv[k] = a[k], cfg.argvlen[k] = strlen(a[k]);
+            REQUIRE(rl_net_fanout(&t.net, &cfg, res, 1, NULL, NULL) == 0 && reply_is(&res[0], RL_REPLY_STATUS, "OK"));
+            rl_conn_close(c);
+            CHECK_EQ(echo_all(&t, "v1.2", res), 1); /* a 1.3 session does not resume 1.2: a full handshake */
+        }
+        uint64_t connects = c->st.connects;
+        for (int round = 1; round <= 2; round++) {
+            /* closed as a fork child or a stale check closes it: no close_notify */
+            rl_conn_close(c);
+            CHECK_EQ(echo_all(&t, "again", res), 1);
+            CHECK_EQ(c->st.connects, connects + (uint64_t)round);
+            CHECK_EQ(c->tls ? SSL_session_reused((SSL *)c->tls) : -1, 1);
+            if (c->tls) CHECK_STR(SSL_get_version((SSL *)c->tls), protos[v]);
+        }
+    }
+    tnet_close(&t);
+    tls_node_stop(&n);
+}
+
+/* A connection wipes its TLS passphrase once its client key is loaded (a
+ * pooled connection lives as long as the worker); a connection made later
+ * from its settings takes its TLS context along (rl_conn_tls_share), since
+ * it could not open the key itself. Against a node that wants client
+ * certificates (mtls), with the passphrase-protected key. */
+static void test_net_tls_passphrase_dropped(void)
+{
+    NET_REQUIRE_NODES(); /* for g_dir */
+    tls_node n;
+    rl_node_conf conf;
+    char cert[128], key[128];
+    REQUIRE(tls_node_start(&n, "mtls") == 0);
+    REQUIRE(tls_node_conn(&n, &conf) == 0);
+    tls_file(&n, "client.crt", cert, sizeof(cert));
+    tls_file(&n, "client-enc.key", key, sizeof(key));
+    conf.tls_conf.local_cert = strdup(cert);
+    conf.tls_conf.local_pk = strdup(key);
+    conf.tls_conf.passphrase = strdup("tls-key-passphrase"); /* tests/nodes.sh TLS_PASSPHRASE */
+    tnet a, b, c;
+    tls_net(&a, rl_conn_new(&conf));
+    rl_node_conf_free(&conf);
+    REQUIRE(a.conns[0] != NULL);
+    CHECK(rl_conn_conf(a.conns[0])->tls_conf.passphrase != NULL); /* not needed yet: kept */
+    REQUIRE(tls_wait_up(&a) == 0);
+    CHECK(rl_conn_conf(a.conns[0])->tls_conf.passphrase == NULL); /* the key is loaded: wiped */
+    /* the same connection connects again (its context kept) */
+    rl_result res[1];
+    rl_conn_close(a.conns[0]);
+    CHECK_EQ(echo_all(&a, "again", res), 1);
+    /* a copy of its settings, with its context: connects; without: cannot load the key */
+    tls_net(&b, rl_conn_new(rl_conn_conf(a.conns[0])));
+    rl_conn_tls_share(b.conns[0], a.conns[0]);
+    CHECK_EQ(echo_all(&b, "shared", res), 1);
+    tls_net(&c, rl_conn_new(rl_conn_conf(a.conns[0])));
+    CHECK_EQ(echo_all(&c, "alone", res), 0);
+    CHECK(contains(res[0].reason, "client certificate"));
+    tnet_close(&a);
+    CHECK_EQ(echo_all(&b, "after", res), 1); /* the context outlives the connection it came from */
+    tnet_close(&b);
+    tnet_close(&c);
+    tls_node_stop(&n);
+}
+#define NET_TLS_TESTS \
+    {"net_tls_resumption", test_net_tls_resumption}, {"net_tls_passphrase_dropped", test_net_tls_passphrase_dropped},
+#else
+#define NET_TLS_TESTS
+#endif
+
 #define NET_TESTS                                                                                                 \
     {"net_basic", test_net_basic}, {"net_paused_node", test_net_paused_node},                                     \
         {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff}, \
@@ -2513,7 +2707,7 @@ static void test_net_auth_backoff_reason(void)
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
         {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
         {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
-        {"net_auth_backoff_reason", test_net_auth_backoff_reason},
+        {"net_auth_backoff_reason", test_net_auth_backoff_reason}, NET_TLS_TESTS
 
 /* ====================================================================== */
 static const test_case tests[] = {{"quorum_math", test_quorum_math},

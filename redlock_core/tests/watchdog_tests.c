@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +24,24 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* getaddrinfo() as the core calls it (linked with -Wl,--wrap=getaddrinfo):
+ * counted per thread, and, for the watchdog thread, as slow as a resolver
+ * that does not answer (g_slow_ms), to see that nothing waits on it. */
+int __real_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res);
+int __wrap_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res);
+static pthread_t g_main_thread;
+static _Atomic int g_gai_main, g_gai_other, g_slow_ms;
+int __wrap_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res)
+{
+    if (pthread_equal(pthread_self(), g_main_thread)) {
+        g_gai_main++;
+    } else {
+        g_gai_other++;
+        if (g_slow_ms) usleep((useconds_t)g_slow_ms * 1000u);
+    }
+    return __real_getaddrinfo(node, service, hints, res);
+}
 
 /* The fork test starts a watchdog thread in a child of a threaded process:
  * ThreadSanitizer refuses that by default. */
@@ -80,6 +99,24 @@ static long long evalsha_total(void)
     long long s = 0;
     for (int i = 0; i < NNODES; i++) s += evalsha_calls(i);
     return s;
+}
+
+/* a counter of node i's INFO (e.g. "total_connections_received"), -1 unreachable */
+static long long info_field(int i, const char *field)
+{
+    redisContext *c = admin_connect(i);
+    long long v = -1;
+    if (!c) return v;
+    redisReply *r = redisCommand(c, "INFO");
+    char pat[64];
+    snprintf(pat, sizeof(pat), "\n%s:", field);
+    if (r && r->type == REDIS_REPLY_STRING) {
+        const char *p = strstr(r->str, pat);
+        v = p ? atoll(p + strlen(pat)) : -1;
+    }
+    if (r) freeReplyObject(r);
+    redisFree(c);
+    return v;
 }
 
 static int node_ping(int i)
@@ -172,12 +209,13 @@ typedef struct client {
     rl_ctx ctx;
 } client;
 
-static int client_open(client *c)
+/* host: how the nodes are named ("127.0.0.1", or a name such as "localhost") */
+static int client_open_host(client *c, const char *host)
 {
     memset(c, 0, sizeof(*c));
     for (int i = 0; i < NNODES; i++) {
-        char uri[64], err[128];
-        snprintf(uri, sizeof(uri), "redis://127.0.0.1:%d", g_node[i].port);
+        char uri[96], err[128];
+        snprintf(uri, sizeof(uri), "redis://%s:%d", host, g_node[i].port);
         if (rl_uri_parse(uri, strlen(uri), &c->confs[i], err, sizeof(err)) != 0) return -1;
         c->confs[i].connect_timeout_ms = TIMEOUT_MS;
         c->confs[i].timeout_ms = TIMEOUT_MS;
@@ -189,6 +227,8 @@ static int client_open(client *c)
     c->ctx = (rl_ctx){.tp = &c->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = NNODES};
     return 0;
 }
+
+static int client_open(client *c) { return client_open_host(c, "127.0.0.1"); }
 
 static void client_close(client *c)
 {
@@ -542,6 +582,160 @@ static void test_shutdown(void)
     client_close(&a);
 }
 
+/* 5 auto_extend locks one after the other on one node list: the watchdog
+ * opens its connections once (one per node), not once per lock */
+static void test_connections_reused(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    rl_watchdog_shutdown(); /* no set kept from the tests before */
+    make_key(key, sizeof(key), "reuse");
+    CHECK_OUT(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &info, NULL), RL_ACQUIRED); /* our own, opened */
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    long long before[NNODES];
+    for (int i = 0; i < NNODES; i++) before[i] = info_field(i, "total_connections_received");
+    uint64_t ext = 0;
+    for (int k = 0; k < 5; k++) {
+        make_key(key, sizeof(key), "reuse");
+        rl_watch *w = acquire_watched(&a, key, 150, 0, &info);
+        REQUIRE(w != NULL);
+        msleep(130); /* past a third of the ttl: the watchdog extended it */
+        rl_watch_stop(w);
+        rl_watch_status st;
+        rl_watch_status_get(w, &st);
+        ext += st.extensions;
+        rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+        rl_watch_unref(w);
+    }
+    CHECK(ext >= 5); /* every lock was extended, so the watchdog did connect */
+    /* (the probe before and this one are two connections of their own) */
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(info_field(i, "total_connections_received") - before[i] - 1, 1);
+    client_close(&a);
+}
+
+/* A node set whose last watch ended keeps its connections for the next one,
+ * and closes them once idle for the idle time */
+static void test_idle_sets_closed(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    rl_watchdog_shutdown();
+    rl_watchdog_set_idle_ms(300);
+    make_key(key, sizeof(key), "idle");
+    long long clients0 = info_field(0, "connected_clients");
+    rl_watch *w = acquire_watched(&a, key, 150, 0, &info);
+    REQUIRE(w != NULL);
+    msleep(130);
+    rl_watch_stop(w);
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    rl_watch_unref(w);
+    int idle = -1;
+    CHECK_EQ(rl_watchdog_sets(&idle), 1);
+    CHECK_EQ(idle, 1);
+    /* ours, the watchdog's (idle) and the probe's */
+    CHECK_EQ(info_field(0, "connected_clients"), clients0 + 2);
+    uint64_t t0 = mono_ms();
+    while (rl_watchdog_sets(NULL) > 0 && mono_ms() - t0 < 2000) msleep(10);
+    uint64_t took = mono_ms() - t0;
+    CHECK_EQ(rl_watchdog_sets(NULL), 0);
+    CHECK(took < 300 + 300);
+    long long clients = -1;
+    for (int k = 0; k < 50; k++) { /* the server sees the close a moment later */
+        clients = info_field(0, "connected_clients");
+        if (clients == clients0 + 1) break;
+        msleep(10);
+    }
+    CHECK_EQ(clients, clients0 + 1);
+    rl_watchdog_set_idle_ms(0);
+    client_close(&a);
+}
+
+/* rl_watchdog_drop_idle() (a request's end) closes the idle connections of
+ * non-persistent watches only */
+static void test_drop_idle(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open(&a) == 0);
+    rl_watchdog_shutdown();
+    for (int persistent = 0; persistent < 2; persistent++) {
+        make_key(key, sizeof(key), "drop");
+        REQUIRE(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &info, NULL) == RL_ACQUIRED);
+        rl_watch_spec spec = {.confs = a.confs,
+                              .conns = a.conns,
+                              .n = NNODES,
+                              .key = key,
+                              .keylen = strlen(key),
+                              .token = info.token,
+                              .ttl_ms = 300,
+                              .drift_factor = 0.01,
+                              .persistent = persistent};
+        rl_watch *w = rl_watch_start(&spec, &info);
+        REQUIRE(w != NULL);
+        rl_watch_stop(w);
+        rl_watch_unref(w);
+        rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+        CHECK_EQ(rl_watchdog_sets(NULL), 1);
+        rl_watchdog_drop_idle();
+        CHECK_EQ(rl_watchdog_sets(NULL), persistent);
+    }
+    rl_watchdog_shutdown();
+    client_close(&a);
+}
+
+/* Nodes named by a host name: the watchdog thread never looks it up (the
+ * caller hands the address over), so a resolver that takes longer than the
+ * lock's ttl costs no extension. */
+static void test_no_lookup_in_thread(void)
+{
+    client a;
+    char key[96];
+    rl_lock_info info;
+    REQUIRE(client_open_host(&a, "localhost") == 0);
+    rl_watchdog_shutdown();
+    make_key(key, sizeof(key), "names");
+    g_slow_ms = 1000; /* a lookup in the watchdog thread: 1 s, past the 300 ms ttl */
+    g_gai_other = 0;
+    g_gai_main = 0;
+    CHECK_OUT(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &info, NULL), RL_ACQUIRED);
+    CHECK(g_gai_main >= NNODES); /* the caller's own connections resolved "localhost" */
+    rl_release(&a.ctx, key, strlen(key), info.token, NULL);
+    for (int round = 0; round < 2; round++) {
+        make_key(key, sizeof(key), "names");
+        rl_lock_info li;
+        REQUIRE(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &li, NULL) == RL_ACQUIRED);
+        rl_watch_spec spec = {.confs = a.confs,
+                              .conns = round == 0 ? a.conns : NULL, /* without: resolved in this thread */
+                              .n = NNODES,
+                              .key = key,
+                              .keylen = strlen(key),
+                              .token = li.token,
+                              .ttl_ms = 300,
+                              .drift_factor = 0.01};
+        rl_watch *w = rl_watch_start(&spec, &li);
+        REQUIRE(w != NULL);
+        msleep(700); /* two ttls */
+        rl_watch_status st;
+        rl_watch_status_get(w, &st);
+        CHECK_EQ(st.state, RL_WATCH_ACTIVE);
+        if (st.state != RL_WATCH_ACTIVE) printf("    reason: %s\n", st.reason);
+        CHECK(st.extensions >= 3);
+        uint64_t t0 = mono_ms();
+        rl_watch_stop(w); /* (release() waits for an extension in flight: never for a lookup) */
+        CHECK(mono_ms() - t0 < 300);
+        rl_release(&a.ctx, key, strlen(key), li.token, NULL);
+        rl_watch_unref(w);
+    }
+    CHECK_EQ(g_gai_other, 0);
+    g_slow_ms = 0;
+    client_close(&a);
+}
+
 /* a test that failed half-way may leave a node paused: the next one starts with all up */
 static void resume_paused(void)
 {
@@ -558,11 +752,16 @@ static const test_case tests[] = {
     {"watchdog_fork", test_fork},
     {"watchdog_200_locks", test_many},
     {"watchdog_shutdown", test_shutdown},
+    {"watchdog_connections_reused", test_connections_reused},
+    {"watchdog_idle_sets_closed", test_idle_sets_closed},
+    {"watchdog_drop_idle", test_drop_idle},
+    {"watchdog_no_lookup_in_thread", test_no_lookup_in_thread},
 };
 
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    g_main_thread = pthread_self();
     alarm(240); /* a hung test must not hang CI */
     if (nodes_start() != 0) {
         printf("FAIL watchdog: cannot start redis-server nodes (tests/nodes.sh run)\n");
