@@ -201,7 +201,6 @@ void rl_conn_free(rl_conn *c)
     if (c->io) c->io->free(c);
     rl_node_conf_free(&c->conf); /* wipes the password and the TLS passphrase */
     free(c->obuf);
-    free(c->owed);
     free(c->late_buf);
     free(c->late_sz);
     free(c);
@@ -254,28 +253,23 @@ uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t t
 
 int rlc_owed_find(const rl_conn *c, uint64_t tag)
 {
-    for (int i = c->owed_n - 1; i >= 0; i--)
-        if (c->owed[i] == tag) return i;
-    return -1;
-}
-
-int rlc_owed_add(rl_conn *c, uint64_t tag)
-{
-    if (c->owed_n == c->owed_cap) {
-        int cap = c->owed_cap ? c->owed_cap * 2 : 16;
-        uint64_t *nb = realloc(c->owed, sizeof(*nb) * (size_t)cap);
-        if (!nb) return -1;
-        c->owed = nb;
-        c->owed_cap = cap;
+    if (c->owed_n == 0) return 0; /* the usual case: nothing in flight owes */
+    for (int i = c->qlen - 1; i >= 0; i--) {
+        const qent *e = &c->q[(c->qhead + i) % QMAX];
+        if (e->owed && e->tag == tag) return 1;
     }
-    c->owed[c->owed_n++] = tag;
     return 0;
 }
 
 void rlc_owed_del(rl_conn *c, uint64_t tag)
 {
-    int i = rlc_owed_find(c, tag);
-    if (i >= 0) c->owed[i] = c->owed[--c->owed_n];
+    for (int i = c->qlen - 1; i >= 0 && c->owed_n > 0; i--) {
+        qent *e = &c->q[(c->qhead + i) % QMAX];
+        if (e->owed && e->tag == tag) {
+            e->owed = 0;
+            c->owed_n--;
+        }
+    }
 }
 
 /* ---- the queue of expected replies ---- */
@@ -287,6 +281,8 @@ int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, u
     e->op = op;
     e->tag = tag;
     e->sent_us = now;
+    e->owed = op == RL_OP_SET;
+    c->owed_n += e->owed;
     c->qlen++;
     return 0;
 }
@@ -295,6 +291,7 @@ int rlc_q_pop(rl_conn *c, qent *out)
 {
     if (c->qlen == 0) return -1;
     *out = c->q[c->qhead];
+    c->owed_n -= out->owed; /* answered: it has run, or will never run */
     c->qhead = (c->qhead + 1) % QMAX;
     c->qlen--;
     return out->kind;

@@ -64,6 +64,9 @@ typedef struct qent {
     uint64_t sent_us; /* late replies still count in stats */
     uint64_t tag;     /* RL_OP_SET: the (key, token) it may set */
     unsigned char kind, op;
+    /* a SET not answered yet with no release behind it: the release
+     * this connection owes (see rl_conn.owed_n) */
+    unsigned char owed;
 } qent;
 
 /* The I/O table of a connection (hiredis' redisContextFuncs): plain TCP or
@@ -114,10 +117,13 @@ struct rl_conn {
      * or a refused SELECT would let our SET run in database 0 */
     int hs_pending;
     size_t hs_end;
-    /* (key, token) tags of SETs written here with no release behind them yet:
-     * the releases this connection owes, in order, even when stalled */
-    uint64_t *owed;
-    int owed_n, owed_cap;
+    /* The releases this connection owes, in order, even when stalled: the
+     * SETs in q (written or about to be, not answered yet) with no release
+     * behind them yet (qent.owed). A SET whose reply was read has run: a
+     * release sent later cannot overtake it, so it owes nothing more here
+     * (a lock left to its TTL, released elsewhere or force-released leaves
+     * nothing behind). Bounded by QMAX, no allocation. */
+    int owed_n;
     /* EVALSHAs overtaken by an early decision, kept (as RESP) so that a late
      * NOSCRIPT (SCRIPT FLUSH) is still answered by loading the scripts and
      * sending them again: a release must not be lost */
@@ -147,8 +153,9 @@ struct rl_conn {
 };
 
 /* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
+/* a SET of tag in flight here with no release behind it yet */
 int rlc_owed_find(const rl_conn *c, uint64_t tag);
-int rlc_owed_add(rl_conn *c, uint64_t tag);
+/* a release of tag goes behind every such SET from now on */
 void rlc_owed_del(rl_conn *c, uint64_t tag);
 int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now);
 int rlc_q_pop(rl_conn *c, qent *out);

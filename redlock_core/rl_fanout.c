@@ -72,7 +72,7 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     if (c->fd >= 0 && rlc_stalled(c, now)) {
         /* a release this connection owes goes behind its SET, whatever the
          * state of the node; anything else would only pile up */
-        if (!(cmd->op == RL_OP_RELEASE && rlc_owed_find(c, cmd->tag) >= 0)) {
+        if (!(cmd->op == RL_OP_RELEASE && rlc_owed_find(c, cmd->tag))) {
             snprintf(why, sizeof(why), "stalled (%d replies outstanding, oldest %llu ms)", c->qlen,
                      c->qlen ? (unsigned long long)((now - c->q[c->qhead].sent_us) / 1000u) : 0ull);
             rlc_fail_res(c, r, RL_E_STALLED, why);
@@ -94,13 +94,6 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     }
     if (rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) != 0) {
         rlc_fail_res(c, r, RL_E_NOMEM, "too many commands in flight");
-        return -1;
-    }
-    if (cmd->op == RL_OP_SET && rlc_owed_add(c, cmd->tag) != 0) {
-        /* cannot remember it: the SET must not go out (drop it unsent) */
-        c->olen -= rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
-        c->qlen--;
-        rlc_fail_res(c, r, RL_E_NOMEM, NULL);
         return -1;
     }
     if (cmd->op == RL_OP_RELEASE) rlc_owed_del(c, cmd->tag); /* in order behind its SET from now on */
@@ -138,11 +131,6 @@ static int is_noscript(const rl_reply *rp)
     return rp->type == RL_REPLY_ERROR && strncmp(rp->str, "NOSCRIPT", 8) == 0;
 }
 
-static int is_ok(const rl_reply *rp)
-{
-    return rp->type == RL_REPLY_STATUS && rp->len == 2 && memcmp(rp->str, "OK", 2) == 0;
-}
-
 /* A peer that breaks the protocol is not Redis: it is closed (what it may
  * still execute is beyond reasoning), and the call's result fails. */
 static int node_poisoned(fan *f, int i, const char *why)
@@ -165,10 +153,6 @@ static int on_reply(fan *f, int i, uint64_t now)
     qent e = {0};
     int kind = rlc_q_pop(c, &e);
     char why[RL_REASON_LEN];
-
-    /* a SET that did not set anything owes no release */
-    if (e.op == RL_OP_SET && (kind == EXP_MINE || kind == EXP_LATE || kind == EXP_SKIP) && !is_ok(rp))
-        rlc_owed_del(c, e.tag);
 
     switch (kind) {
     case EXP_AUTH:
@@ -237,8 +221,8 @@ static int on_reply(fan *f, int i, uint64_t now)
                 rlc_fail_res(c, r, RL_E_NOMEM, "could not queue EVAL");
                 return 1;
             }
-            /* a SET done by a script (a waiter's attempt) owes its release again */
-            if (e.op == RL_OP_SET) rlc_owed_add(c, e.tag);
+            /* (a SET done by a script, a waiter's attempt, owes its release
+             * again: its EVAL is queued as a SET) */
             if (rlc_flush_out(c, why, sizeof(why)) != 0) {
                 node_broken(f, i, RL_E_IO, why, now);
                 return r->state != RL_PENDING;

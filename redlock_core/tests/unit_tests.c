@@ -5,7 +5,7 @@
  * Usage: unit_tests [substring]   runs the tests whose name contains it.
  * Prints PASS/FAIL per test and ends with "N passed, N failed". */
 #define _GNU_SOURCE
-#include "rl_internal.h"
+#include "rl_conn.h" /* (rl_internal.h, and the connection: what it owes) */
 #include "tests/check.h"
 #include "tests/ports.h"
 #include "tests/fake.h"
@@ -2299,6 +2299,46 @@ static void test_net_release_not_dropped(void)
     tnet_close(&t);
 }
 
+/* The releases a connection owes are the SETs still in flight on it: a lock
+ * left to its TTL (or released elsewhere, or force-released) leaves nothing
+ * behind once its SET's reply was read, so nothing grows with the number of
+ * locks (issue 19, item 5: one tag per lock, kept for the worker's life). A
+ * SET in flight on a hung node still owes its release until one is sent. */
+static void test_net_owed_releases_bounded(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = ONE_TRY;
+    const int P = 2;
+    REQUIRE(tnet_open(&t, 3) == 0);
+    for (int i = 0; i < 2000; i++) {
+        char key[32];
+        snprintf(key, sizeof(key), "owed:%d", i);
+        CHECK_OUT(rl_acquire(&t.ctx, key, strlen(key), 200, &o, &info, &call), RL_ACQUIRED);
+        if (i % 500 == 0) CHECK_OUT(rl_force_release(&t.ctx, key, strlen(key), &call), RL_RELEASED);
+    }
+    CHECK_EQ(echo_all(&t, "sync", res), 3); /* every late reply read */
+    for (int i = 0; i < 3; i++) CHECK_EQ(t.conns[i]->owed_n, 0);
+    /* a SET that reached a hung node, unanswered: owed until its release goes */
+    node_pause(P);
+    CHECK_OUT(rl_acquire(&t.ctx, "owed:K", 6, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(call.res[P].state, RL_PENDING);
+    CHECK_EQ(t.conns[P]->owed_n, 1);
+    CHECK_OUT(rl_release(&t.ctx, "owed:K", 6, info.token, &call), RL_RELEASED);
+    CHECK_EQ(t.conns[P]->owed_n, 0);
+    /* and one left to its TTL: owed until its reply is read */
+    CHECK_OUT(rl_acquire(&t.ctx, "owed:L", 6, 200, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(t.conns[P]->owed_n, 1);
+    node_resume(P);
+    CHECK_EQ(echo_all(&t, "after", res), 3);
+    CHECK_EQ(t.conns[P]->owed_n, 0);
+    CHECK_EQ(wait_dbsize_zero(P, 0, 3000), 0);
+    tnet_close(&t);
+}
+
 /* poll() failing inside a call: the replies it did not read are dropped
  * when they come, never taken for the next command's. */
 static int poll_fail_once;
@@ -2510,6 +2550,7 @@ static void test_net_auth_backoff_reason(void)
         {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
         {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
         {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
+        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
         {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
         {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
