@@ -297,9 +297,7 @@ int rlc_q_pop(rl_conn *c, qent *out)
     return out->kind;
 }
 
-/* The reply we wait for is no longer wanted (call decided, or timed out):
- * it will be read and dropped before the next command's reply. A reply
- * merely overtaken by the decision (late) still counts in the stats. */
+/* cmd's RESP, kept for rlc_late_script_reply (in queue order). */
 static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
 {
     size_t need = rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
@@ -324,17 +322,25 @@ static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
     return 0;
 }
 
-void rlc_q_forget_mine(rl_conn *c, const rl_cmd *late_cmd)
+/* The reply we wait for is no longer wanted (the call decided, or timed
+ * out): it will be read and dropped before the next command's reply. A reply
+ * merely overtaken by the decision (late) still counts in the stats. */
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late)
 {
+    /* A script that meets NOSCRIPT (SCRIPT FLUSH) after the call stopped
+     * waiting is sent again, whether the call decided without it or timed
+     * out: a release must not be lost. Not a SET: sent again, it would land
+     * behind the release a failed attempt queued meanwhile (which may have
+     * run, found nothing, with the scripts loaded again by another client),
+     * its key orphaned for its TTL; a SET that met NOSCRIPT set nothing. */
+    int keep = cmd && cmd->script && cmd->op != RL_OP_SET;
     for (int i = c->qlen - 1; i >= 0; i--) {
         qent *e = &c->q[(c->qhead + i) % QMAX];
         if (e->kind == EXP_MINE) {
-            if (!late_cmd)
-                e->kind = EXP_SKIP;
-            else if (late_cmd->script && rlc_late_save(c, late_cmd) == 0)
-                e->kind = EXP_LATE_SCRIPT;
+            if (keep && rlc_late_save(c, cmd) == 0)
+                e->kind = late ? EXP_LATE_SCRIPT : EXP_TIMEOUT_SCRIPT;
             else
-                e->kind = EXP_LATE;
+                e->kind = late ? EXP_LATE : EXP_SKIP;
             return;
         }
     }

@@ -25,7 +25,8 @@ enum {
     EXP_IDENT,
     EXP_MINE,
     EXP_LATE,
-    EXP_LATE_SCRIPT,
+    EXP_LATE_SCRIPT,    /* late, its script kept: sent again on NOSCRIPT */
+    EXP_TIMEOUT_SCRIPT, /* timed out (not counted in stats), the same */
     EXP_SUB,
     EXP_UNSUB
 };
@@ -159,7 +160,11 @@ int rlc_owed_find(const rl_conn *c, uint64_t tag);
 void rlc_owed_del(rl_conn *c, uint64_t tag);
 int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now);
 int rlc_q_pop(rl_conn *c, qent *out);
-void rlc_q_forget_mine(rl_conn *c, const rl_cmd *late_cmd);
+/* the reply to our command is no longer awaited; late: the call decided
+ * without it (still counted in the stats when it comes), else it timed out or
+ * is not wanted. cmd: the command, kept if a NOSCRIPT must send it again
+ * (NULL: dropped whatever it says) */
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late);
 void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64_t now);
 int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
 int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,

@@ -180,7 +180,7 @@ static int on_reply(fan *f, int i, uint64_t now)
         f->ident_seen = 1;
         if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
             r->state == RL_PENDING) {
-            rlc_q_forget_mine(c, NULL);
+            rlc_q_forget_mine(c, NULL, 0);
             rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
             return 1;
         }
@@ -198,6 +198,10 @@ static int on_reply(fan *f, int i, uint64_t now)
             return node_poisoned(f, i, kind == EXP_SUB ? "bad reply to SUBSCRIBE" : "bad reply to UNSUBSCRIBE");
         }
         if (c->on_push) c->on_push(c->push_ud, c);
+        return 0;
+    case EXP_TIMEOUT_SCRIPT:
+        /* (no stats: counted as a timeout already) */
+        rlc_late_script_reply(c, rp, &e, now);
         return 0;
     case EXP_LATE_SCRIPT:
         rlc_late_script_reply(c, rp, &e, now);
@@ -374,8 +378,9 @@ static void on_timeout(fan *f, int i, uint64_t now)
     }
     /* Keep the connection, also when caught in the middle of a reply: the
      * node may still execute what it holds, so its order is kept and its
-     * late reply is dropped before the next one. */
-    rlc_q_forget_mine(c, NULL);
+     * late reply is dropped before the next one (a release script meeting
+     * NOSCRIPT then is sent again, as after an early decision). */
+    rlc_q_forget_mine(c, f->cmd, 0);
     rlc_fail_res(c, &f->res[i], RL_E_TIMEOUT,
                  c->reader && c->reader->len > c->reader->pos ? "timeout (reply too slow)" : "timeout");
 }
@@ -519,7 +524,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             snprintf(why, sizeof(why), "poll: %s", strerror(errno));
             for (int i = 0; i < n; i++)
                 if (res[i].state == RL_PENDING) {
-                    rlc_q_forget_mine(net->conns[i], cmd);
+                    rlc_q_forget_mine(net->conns[i], cmd, 1);
                     rlc_fail_res(net->conns[i], &res[i], RL_E_IO, why);
                 }
             return 0;
@@ -549,7 +554,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
         if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))
-            rlc_q_forget_mine(net->conns[i], cmd);
+            rlc_q_forget_mine(net->conns[i], cmd, 1);
     if (cmd->nowait) return 0;
     /* Decided, but a node's command still sits behind its connect or its
      * AUTH/SELECT gate: serve that node (writes and the handshake's replies

@@ -1985,6 +1985,17 @@ static void test_net_reply_sizes(void)
 /* A release overtaken by the decision on a node that lost its scripts: the
  * late NOSCRIPT is answered by loading them and sending the EVALSHA again,
  * so the node's copy of the lock is deleted too. */
+/* drains t (what request end does) until node P no longer has key; bounded */
+static int drain_until_gone(tnet *t, int P, const char *key)
+{
+    for (int k = 0; k < 100; k++) {
+        rl_net_drain(&t->net, 100000);
+        if (admin_int(P, 0, "EXISTS %s", key) == 0) return 1;
+        msleep(10);
+    }
+    return 0;
+}
+
 static void test_net_late_noscript_release(void)
 {
     NET_REQUIRE_NODES();
@@ -2005,13 +2016,7 @@ static void test_net_late_noscript_release(void)
     CHECK_EQ(rl_conn_late_scripts(t.conns[P]), 1);
     node_resume(P);
     /* request end: drain reads the NOSCRIPT, reloads, resends; bounded */
-    int gone = 0;
-    for (int k = 0; k < 100 && !gone; k++) {
-        rl_net_drain(&t.net, 100000);
-        gone = admin_int(P, 0, "EXISTS late:k") == 0;
-        if (!gone) msleep(10);
-    }
-    CHECK(gone);
+    CHECK(drain_until_gone(&t, P, "late:k"));
     CHECK_EQ(rl_conn_late_scripts(t.conns[P]), 0);
     CHECK_EQ(echo_all(&t, "after", res), NNODES);
 
@@ -2022,7 +2027,7 @@ static void test_net_late_noscript_release(void)
     node_pause(P);
     CHECK_OUT(rl_release(&t.ctx, "late:k2", 7, info.token, &call), RL_RELEASED);
     node_resume(P);
-    gone = 0;
+    int gone = 0;
     for (int k = 0; k < 100 && !gone; k++) {
         char pl[16];
         snprintf(pl, sizeof(pl), "pump%d", k);
@@ -2031,6 +2036,84 @@ static void test_net_late_noscript_release(void)
         if (!gone) msleep(10);
     }
     CHECK(gone);
+    tnet_close(&t);
+}
+
+/* appends one argument to a command built by hand */
+static void arg_push(rl_cmd *cmd, const char *s)
+{
+    cmd->argv[cmd->argc] = s;
+    cmd->argvlen[cmd->argc++] = strlen(s);
+}
+
+/* A release that timed out (every node slow: no early decision) and then
+ * meets NOSCRIPT (SCRIPT FLUSH before the node ran it) is sent again like a
+ * late one: the key must not stay for its TTL (issue 19, item 8). */
+static void test_net_timed_out_noscript_release(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = ONE_TRY;
+    const int P = 3;
+    REQUIRE(tnet_open_fmt(&t, P, 1, "127.0.0.1:%d") == 0);
+    rl_conn_set_timeouts(t.conns[0], 1000, 100);
+    CHECK_OUT(rl_acquire(&t.ctx, "tmo:k", 5, 30000, &o, &info, &call), RL_ACQUIRED);
+    CHECK(admin_ok(P, "SCRIPT FLUSH", NULL));
+    node_pause(P);
+    CHECK_OUT(rl_release(&t.ctx, "tmo:k", 5, info.token, &call), RL_NO_QUORUM);
+    CHECK_EQ(call.res[0].err, RL_E_TIMEOUT);
+    node_resume(P);
+    CHECK(drain_until_gone(&t, P, "tmo:k"));
+    CHECK_EQ(rl_conn_late_scripts(t.conns[0]), 0);
+    CHECK_EQ(echo_all(&t, "after", res), 1);
+    admin_int(P, 0, "DEL tmo:k");
+    tnet_close(&t);
+}
+
+/* A SET by script (a waiter's attempt) overtaken by the decision meets
+ * NOSCRIPT (SCRIPT FLUSH); meanwhile another client loaded the scripts again
+ * (any new connection does) and the failed attempt's release ran, finding
+ * nothing. The SET must not be sent again: it would land after its release,
+ * the key orphaned for its TTL. */
+static void test_net_late_noscript_set_not_resent(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_cmd set, rel;
+    const int P = 3;
+    const char *token = "0123456789abcdef0123456789abcdef01234567";
+    const char *sa[7] = {"EVALSHA", rl_script_acquire_sha, "1", "late:set", token, "30000", "0"};
+    const char *ra[5] = {"EVALSHA", rl_script_release_sha, "1", "late:set", token};
+    REQUIRE(tnet_open_fmt(&t, P, 1, "127.0.0.1:%d") == 0);
+    CHECK_EQ(echo_all(&t, "warm", res), 1);
+    memset(&set, 0, sizeof(set));
+    memset(&rel, 0, sizeof(rel));
+    for (int k = 0; k < 7; k++) arg_push(&set, sa[k]);
+    for (int k = 0; k < 5; k++) arg_push(&rel, ra[k]);
+    set.script = rl_script_acquire;
+    set.op = RL_OP_SET;
+    set.tag = rl_lock_tag("late:set", 8, token, strlen(token));
+    set.nowait = 1; /* overtaken by the decision, like a pending node's */
+    rel.script = rl_script_release;
+    rel.op = RL_OP_RELEASE;
+    rel.tag = set.tag;
+    rel.nowait = 1; /* the failed attempt's release, queued behind it */
+    CHECK(admin_ok(P, "SCRIPT FLUSH", NULL));
+    CHECK_EQ(rl_net_fanout(&t.net, &set, res, 1, NULL, NULL), 0);
+    msleep(50); /* P answered NOSCRIPT; the reply waits unread */
+    redisReply *r = admin(P, 0, "SCRIPT LOAD %s", rl_script_release);
+    REQUIRE(r && r->type == REDIS_REPLY_STRING);
+    freeReplyObject(r);
+    CHECK_EQ(rl_net_fanout(&t.net, &rel, res, 1, NULL, NULL), 0);
+    for (int k = 0; k < 20 && rl_conn_busy(t.conns[0]); k++) rl_net_drain(&t.net, 100000);
+    CHECK(!rl_conn_busy(t.conns[0]));
+    CHECK_EQ(echo_all(&t, "after", res), 1);
+    CHECK_EQ(admin_int(P, 0, "EXISTS late:set"), 0);
+    admin_int(P, 0, "DEL late:set");
     tnet_close(&t);
 }
 
@@ -2546,6 +2629,8 @@ static void test_net_auth_backoff_reason(void)
         {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                   \
         {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                     \
         {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release}, \
+        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                  \
+        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                              \
         {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
         {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
         {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
