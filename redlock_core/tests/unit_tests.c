@@ -2422,6 +2422,62 @@ static void test_net_owed_releases_bounded(void)
     tnet_close(&t);
 }
 
+/* ---- subscriber connections (rl_wait.c) against real nodes ---- */
+static int subs_idle(void *ud)
+{
+    const rl_subs *s = ud;
+    for (int i = 0; i < s->net.n; i++)
+        if (rl_conn_busy(s->net.conns[i])) return 0;
+    return 1;
+}
+
+/* A node whose SUBSCRIBE could not be queued (its queue full: a node hung
+ * behind hundreds of waits) with its connection still open is not
+ * subscribed: it must not count toward the quorum of confirmations a wait
+ * needs before it sleeps (issue 19, item 8). Nodes: A answers, B cannot
+ * queue, C is paused; only A confirms, so ready() waits for C until the
+ * nodes' timeouts instead of returning at once. */
+static void test_net_subscribe_not_queued(void)
+{
+    NET_REQUIRE_NODES();
+    rl_conn *subs[3];
+    rl_subs s;
+    rl_waiter w;
+    const int B = 1, C = 2;
+    for (int i = 0; i < 3; i++) {
+        char uri[64], err[128];
+        rl_node_conf conf;
+        memset(&conf, 0, sizeof(conf));
+        snprintf(uri, sizeof(uri), "127.0.0.1:%d", g_node[i].port);
+        REQUIRE(rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) == 0);
+        conf.connect_timeout_ms = 200;
+        conf.timeout_ms = 200;
+        subs[i] = rl_conn_new_subscriber(&conf);
+        rl_node_conf_free(&conf);
+        REQUIRE(subs[i] != NULL);
+    }
+    rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
+    /* every connection open and idle */
+    REQUIRE(w.subscribe(w.ctx, "subq:a", 6, 0) == 0);
+    w.unsubscribe(w.ctx);
+    rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s);
+    REQUIRE(subs_idle(&s));
+    for (int i = 0; i < 3; i++) REQUIRE(rl_conn_is_open(subs[i]));
+    /* B: a queue with no room left (entries with nothing in flight: no reply comes) */
+    while (rlc_q_push(subs[B], EXP_SKIP, RL_OP_OTHER, 0, mono_us()) == 0 && subs[B]->qlen < QMAX - 64) {}
+    node_pause(C);
+    REQUIRE(w.subscribe(w.ctx, "subq:b", 6, 0) == 0);
+    uint64_t t0 = mono_us();
+    w.ready(w.ctx, t0 + 2000000);
+    uint64_t el = mono_us() - t0;
+    if (el < 300000)
+        check_failf(__FILE__, __LINE__, "ready() returned after %llu us: B counted as subscribed",
+                    (unsigned long long)el);
+    node_resume(C);
+    w.unsubscribe(w.ctx);
+    for (int i = 0; i < 3; i++) rl_conn_free(subs[i]);
+}
+
 /* poll() failing inside a call: the replies it did not read are dropped
  * when they come, never taken for the next command's. */
 static int poll_fail_once;
@@ -2636,6 +2692,7 @@ static void test_net_auth_backoff_reason(void)
         {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
         {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
         {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
+        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                              \
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
         {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
         {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
