@@ -591,20 +591,15 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     return 0;
 }
 
-void rl_net_drain(rl_net *net, uint64_t max_us)
+/* The drain's passes over f's connections until each is settled or end. */
+static void drain_until(fan *f, struct pollfd *pfd, int *map, uint64_t end)
 {
+    rl_net *net = f->net;
     const rl_clock *clk = net->clock;
-    uint64_t end = clk->now_us(clk->ctx) + max_us;
-    /* The same reading as in a call (node_read: reply cap, stray replies,
-     * handshake gate, late-reply stats, NOSCRIPT retries), with no command of
-     * its own: outcomes land in a scratch array nobody reads. */
-    outside o;
-    fan f = fan_outside(net, &o);
     for (;;) {
-        struct pollfd pfd[RL_MAX_NODES];
-        int map[RL_MAX_NODES], np = 0;
+        int np = 0;
         uint64_t now = clk->now_us(clk->ctx);
-        for (int i = 0; i < f.n; i++) {
+        for (int i = 0; i < f->n; i++) {
             rl_conn *c = net->conns[i];
             if (c->fd < 0 || c->gen != rl_fork_generation()) continue;
             if (rlc_connecting(c) && now >= c->deadline_us) {
@@ -617,8 +612,50 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
         }
         if (np == 0 || now >= end) return;
         if (do_poll(net, pfd, np, (int)((end - now + 999) / 1000)) <= 0) return;
-        serve_ready(&f, pfd, map, np, clk->now_us(clk->ctx));
+        serve_ready(f, pfd, map, np, clk->now_us(clk->ctx));
     }
+}
+
+void rl_net_drain(rl_net *net, uint64_t max_us)
+{
+    const rl_clock *clk = net->clock;
+    uint64_t end = clk->now_us(clk->ctx) + max_us;
+    /* The same reading as in a call (node_read: reply cap, stray replies,
+     * handshake gate, late-reply stats, NOSCRIPT retries), with no command of
+     * its own: outcomes land in a scratch array nobody reads. */
+    if (net->n <= RL_MAX_NODES) {
+        struct pollfd pfd[RL_MAX_NODES];
+        int map[RL_MAX_NODES];
+        outside o;
+        fan f = fan_outside(net, &o);
+        drain_until(&f, pfd, map, end);
+        return;
+    }
+    /* Request end drains the whole pool, which may hold more connections
+     * than a call has nodes: all of them, together, within the one bound
+     * (a part at a time, a slow node of one part would starve the others). */
+    size_t n = (size_t)net->n;
+    struct pollfd *pfd = malloc(sizeof(*pfd) * n);
+    int *map = malloc(sizeof(*map) * n);
+    rl_result *scratch = calloc(n, sizeof(*scratch));
+    rl_cmd none;
+    memset(&none, 0, sizeof(none));
+    if (pfd && map && scratch) {
+        fan f = {.net = net, .cmd = &none, .res = scratch, .n = net->n, .settling = 1};
+        drain_until(&f, pfd, map, end);
+    } else {
+        /* no memory for that: a part at a time, still every connection */
+        for (int k = 0; k < net->n; k += RL_MAX_NODES) {
+            rl_net part = *net;
+            uint64_t now = clk->now_us(clk->ctx);
+            part.conns = net->conns + k;
+            part.n = net->n - k < RL_MAX_NODES ? net->n - k : RL_MAX_NODES;
+            rl_net_drain(&part, end > now ? end - now : 0);
+        }
+    }
+    free(pfd);
+    free(map);
+    free(scratch);
 }
 
 void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud)
