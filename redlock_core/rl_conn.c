@@ -130,6 +130,35 @@ static redisReplyObjectFunctions reply_fns = {
     .freeObject = obj_free,
 };
 
+/* ---- the secret in the output buffer ---- */
+/* a wipe the compiler cannot drop (the memory is freed or reused after it) */
+static void rlc_wipe(void *p, size_t n)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 25))
+    explicit_bzero(p, n);
+#else
+    volatile unsigned char *v = p;
+    while (n--) *v++ = 0;
+#endif
+}
+
+/* AUTH is the first command of a connection (at obuf[0]): once the I/O layer
+ * took it, or when the buffer is emptied without writing it, no copy of the
+ * password may stay in our memory */
+static void rlc_wipe_secret(rl_conn *c)
+{
+    if (!c->secret_end) return;
+    rlc_wipe(c->obuf, c->secret_end);
+    c->secret_end = 0;
+}
+
+/* the output buffer emptied (a closed or new connection) */
+static void rlc_obuf_reset(rl_conn *c)
+{
+    rlc_wipe_secret(c);
+    c->olen = c->opos = 0;
+}
+
 /* ---- connection lifecycle ---- */
 static char *dup_str(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -174,7 +203,7 @@ static void rlc_reset_io(rl_conn *c)
     c->tls = NULL;
     c->io_err[0] = '\0';
     c->io_read_any = 0;
-    c->olen = c->opos = 0;
+    rlc_obuf_reset(c);
     c->qhead = c->qlen = 0;
     c->hs_pending = 0;
     c->hs_end = 0;
@@ -373,8 +402,34 @@ static void rlc_obuf_compact(rl_conn *c)
     if (c->opos == 0) return;
     memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
     if (c->hs_pending) c->hs_end -= c->opos;
+    if (c->secret_end) {
+        /* (AUTH partly written): what moved left no copy behind it */
+        c->secret_end -= c->opos;
+        rlc_wipe(c->obuf + c->olen - c->opos, c->opos);
+    }
     c->olen -= c->opos;
     c->opos = 0;
+}
+
+/* A bigger buffer. While it holds AUTH, never realloc(): the block it
+ * would free keeps the password; copy, wipe, then free. */
+static int rlc_obuf_grow(rl_conn *c, size_t cap)
+{
+    char *nb;
+    if (!c->secret_end) {
+        nb = realloc(c->obuf, cap);
+    } else {
+        nb = malloc(cap);
+        if (nb) {
+            memcpy(nb, c->obuf, c->olen);
+            rlc_wipe(c->obuf, c->ocap);
+            free(c->obuf);
+        }
+    }
+    if (!nb) return -1;
+    c->obuf = nb;
+    c->ocap = cap;
+    return 0;
 }
 
 static int rlc_obuf_reserve(rl_conn *c, size_t need, size_t hard_max)
@@ -389,11 +444,7 @@ static int rlc_obuf_reserve(rl_conn *c, size_t need, size_t hard_max)
     size_t cap = c->ocap * 2;
     while (cap < c->olen + need) cap *= 2;
     if (c->olen + need > hard_max) return -1;
-    char *nb = realloc(c->obuf, cap);
-    if (!nb) return -1;
-    c->obuf = nb;
-    c->ocap = cap;
-    return 0;
+    return rlc_obuf_grow(c, cap);
 }
 
 static int rlc_obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t hard_max)
@@ -522,13 +573,15 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
     if (c->conf.password) {
         const char *argv[3] = {"AUTH", c->conf.user, c->conf.password};
         size_t lens[3] = {4, c->conf.user ? strlen(c->conf.user) : 0, strlen(c->conf.password)};
-        if (c->conf.user) {
-            if (rlc_append_cmd(c, 3, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now)) return -1;
-        } else {
+        int argc = 3;
+        if (!c->conf.user) {
             argv[1] = c->conf.password;
             lens[1] = lens[2];
-            if (rlc_append_cmd(c, 2, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now)) return -1;
+            argc = 2;
         }
+        int rc = rlc_append_cmd(c, argc, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now);
+        c->secret_end = c->olen; /* the first command: obuf[0, olen) */
+        if (rc) return -1;
     }
     if (c->conf.database) {
         int n = snprintf(db, sizeof(db), "%d", c->conf.database);
@@ -603,7 +656,7 @@ int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
     c->reader->maxbuf = 0;
     c->fd = fd;
     c->gen = rl_fork_generation();
-    c->olen = c->opos = 0;
+    rlc_obuf_reset(c);
     c->qhead = c->qlen = 0;
     c->owed_n = 0;
     c->st.connects++;
@@ -651,6 +704,7 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
         ssize_t w = c->io->write(c, c->obuf + c->opos, limit - c->opos);
         if (w > 0) {
             c->opos += (size_t)w;
+            if (c->secret_end && c->opos >= c->secret_end) rlc_wipe_secret(c); /* the I/O layer has it */
             continue;
         }
         if (w < 0 && errno == EINTR) continue;

@@ -112,6 +112,10 @@ struct rl_conn {
     redisReader *reader;
     char *obuf;
     size_t olen, opos, ocap;
+    /* obuf[0, secret_end) holds AUTH (the password in clear) until it is
+     * written; then wiped, and never left in a block the buffer moves out of
+     * or frees (0: the buffer holds no secret) */
+    size_t secret_end;
     qent q[QMAX]; /* ring of expected replies */
     int qhead, qlen;
     /* AUTH/SELECT gate: nothing after them is written until they succeed,
