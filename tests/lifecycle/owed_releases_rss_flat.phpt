@@ -31,7 +31,7 @@ $bad = 0;
 // a short TTL keeps the node's memory small; long enough that a lock never
 // fails its validity check on a busy machine (a round trip of ~1 s)
 // warm-up: every buffer, cache and PHP allocator chunk at its steady size
-for ($i = 0; $i < 20000; $i++) $bad += !$rl->lock("$res:w$i", 1000);
+for ($i = 0; $i < 5000; $i++) $bad += !$rl->lock("$res:w$i", 1000);
 $rss0 = rss_kb();
 for ($i = 0; $i < $N; $i++) {
     $bad += !$rl->lock("$res:$i", 1000);
