@@ -18,9 +18,10 @@ require __DIR__ . '/../config.inc';
 // with the password in it; the buffer's resets did not wipe it either.
 // The scan looks for what only our buffers ever hold: the password as RESP
 // encodes it, followed by "\r\n" (its end: the start may have been written
-// over). The password itself is in the PHP string of this script and in the
-// connection's settings (kept to reconnect; wiped when freed), both followed
-// by a NUL: those are the caller's and not counted.
+// over; rl_resp_copies_in_memory() in config.inc). The password itself is in
+// the PHP string of this script and in the connection's settings (kept to
+// reconnect; wiped when freed), both followed by a NUL: those are the
+// caller's and not counted.
 // The ACL user gets the password's SHA-256, so no client of this test ever
 // encodes it either.
 $user = 'rl_mem_' . bin2hex(random_bytes(3));
@@ -51,33 +52,7 @@ foreach ([true, false] as $persistent) {
 }
 echo "locks taken and released: $ok\n";
 
-// every writable mapping of this process
-$tail = substr($pw, -24);
-$found = 0;
-$scanned = 0;
-$mem = fopen('/proc/self/mem', 'rb');
-foreach (file('/proc/self/maps') as $line) {
-    if (!preg_match('/^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/', trim($line), $m)) continue;
-    if ($m[3][0] !== 'r' || $m[3][1] !== 'w' || str_starts_with($m[4], '/dev/') || $m[4] === '[vvar]') continue;
-    $start = hexdec($m[1]);
-    $end = hexdec($m[2]);
-    $carry = '';
-    for ($at = $start; $at < $end; $at += 1 << 20) {
-        if (fseek($mem, $at) !== 0) break;
-        $chunk = @fread($mem, min(1 << 20, $end - $at));
-        if ($chunk === false || $chunk === '') break;
-        $scanned += strlen($chunk);
-        $buf = $carry . $chunk;
-        // the password's end followed by RESP's "\r\n" (never built as one
-        // string here: the test would find itself); its start may have been
-        // written over by later commands
-        for ($k = strpos($buf, $tail); $k !== false; $k = strpos($buf, $tail, $k + 1)) {
-            $found += substr($buf, $k + strlen($tail), 2) === "\r\n";
-        }
-        $carry = substr($buf, -(strlen($tail) + 2));
-    }
-}
-fclose($mem);
+[$found, $scanned] = rl_resp_copies_in_memory($pw);
 echo "memory scanned: ", $scanned > (1 << 20) ? 'yes' : "no ($scanned bytes)", "\n";
 echo "copies of the AUTH command in memory: $found\n";
 var_dump($admin->cmd('ACL', 'DELUSER', $user));
