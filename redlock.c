@@ -117,12 +117,14 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
      *   is settled at a later request end).
      * Bounded by the nodes' own timeouts (at most 1 s). */
     php_redlock_pooled *p;
-    rl_conn *busy[RL_MAX_NODES];
+    /* every connection of the pool, however many (more than a call's
+     * RL_MAX_NODES: several RedLock objects, databases, subscribers) */
+    uint32_t cap = zend_hash_num_elements(&REDLOCK_G(pool));
+    rl_conn **busy = cap ? emalloc(sizeof(*busy) * cap) : NULL;
     int nbusy = 0, wait_ms = 20;
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
         rl_conn *c = p->conn;
-        if (nbusy < RL_MAX_NODES &&
-            (rl_conn_unsent(c) || rl_conn_late_scripts(c) || (!p->persistent && rl_conn_busy(c)))) {
+        if (rl_conn_unsent(c) || rl_conn_late_scripts(c) || (!p->persistent && rl_conn_busy(c))) {
             busy[nbusy++] = c;
             int t = rl_conn_conf(c)->timeout_ms;
             if (t > wait_ms) wait_ms = t;
@@ -132,6 +134,7 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
         rl_net net = {.conns = busy, .n = nbusy, .clock = &rl_clock_monotonic};
         rl_net_drain(&net, (uint64_t)(wait_ms < 1000 ? wait_ms : 1000) * 1000u);
     }
+    if (busy) efree(busy);
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
         if (!p->persistent && !rl_conn_busy(p->conn)) rl_conn_close(p->conn);
     } ZEND_HASH_FOREACH_END();

@@ -362,7 +362,8 @@ int rl_net_fanout(void *net, const rl_cmd *cmd, rl_result *res, int n, rl_decide
 /* Wait, at most max_us, until every connection has written what it holds
  * (connects and AUTH/SELECT gates resolved on the way) and read the replies
  * still in flight. Used at request end, so releases go out before the
- * process moves on. */
+ * process moves on. Any number of connections (a pool may hold more than
+ * RL_MAX_NODES). */
 void rl_net_drain(rl_net *net, uint64_t max_us);
 /* Something is still unwritten or unanswered on this connection: closing it
  * now could drop a release or let an older SET land after it. */

@@ -130,6 +130,35 @@ static redisReplyObjectFunctions reply_fns = {
     .freeObject = obj_free,
 };
 
+/* ---- the secret in the output buffer ---- */
+/* a wipe the compiler cannot drop (the memory is freed or reused after it) */
+static void rlc_wipe(void *p, size_t n)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 25))
+    explicit_bzero(p, n);
+#else
+    volatile unsigned char *v = p;
+    while (n--) *v++ = 0;
+#endif
+}
+
+/* AUTH is the first command of a connection (at obuf[0]): once the I/O layer
+ * took it, or when the buffer is emptied without writing it, no copy of the
+ * password may stay in our memory */
+static void rlc_wipe_secret(rl_conn *c)
+{
+    if (!c->secret_end) return;
+    rlc_wipe(c->obuf, c->secret_end);
+    c->secret_end = 0;
+}
+
+/* the output buffer emptied (a closed or new connection) */
+static void rlc_obuf_reset(rl_conn *c)
+{
+    rlc_wipe_secret(c);
+    c->olen = c->opos = 0;
+}
+
 /* ---- connection lifecycle ---- */
 static char *dup_str(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -174,7 +203,7 @@ static void rlc_reset_io(rl_conn *c)
     c->tls = NULL;
     c->io_err[0] = '\0';
     c->io_read_any = 0;
-    c->olen = c->opos = 0;
+    rlc_obuf_reset(c);
     c->qhead = c->qlen = 0;
     c->hs_pending = 0;
     c->hs_end = 0;
@@ -201,7 +230,6 @@ void rl_conn_free(rl_conn *c)
     if (c->io) c->io->free(c);
     rl_node_conf_free(&c->conf); /* wipes the password and the TLS passphrase */
     free(c->obuf);
-    free(c->owed);
     free(c->late_buf);
     free(c->late_sz);
     free(c);
@@ -254,28 +282,23 @@ uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t t
 
 int rlc_owed_find(const rl_conn *c, uint64_t tag)
 {
-    for (int i = c->owed_n - 1; i >= 0; i--)
-        if (c->owed[i] == tag) return i;
-    return -1;
-}
-
-int rlc_owed_add(rl_conn *c, uint64_t tag)
-{
-    if (c->owed_n == c->owed_cap) {
-        int cap = c->owed_cap ? c->owed_cap * 2 : 16;
-        uint64_t *nb = realloc(c->owed, sizeof(*nb) * (size_t)cap);
-        if (!nb) return -1;
-        c->owed = nb;
-        c->owed_cap = cap;
+    if (c->owed_n == 0) return 0; /* the usual case: nothing in flight owes */
+    for (int i = c->qlen - 1; i >= 0; i--) {
+        const qent *e = &c->q[(c->qhead + i) % QMAX];
+        if (e->owed && e->tag == tag) return 1;
     }
-    c->owed[c->owed_n++] = tag;
     return 0;
 }
 
 void rlc_owed_del(rl_conn *c, uint64_t tag)
 {
-    int i = rlc_owed_find(c, tag);
-    if (i >= 0) c->owed[i] = c->owed[--c->owed_n];
+    for (int i = c->qlen - 1; i >= 0 && c->owed_n > 0; i--) {
+        qent *e = &c->q[(c->qhead + i) % QMAX];
+        if (e->owed && e->tag == tag) {
+            e->owed = 0;
+            c->owed_n--;
+        }
+    }
 }
 
 /* ---- the queue of expected replies ---- */
@@ -287,6 +310,8 @@ int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, u
     e->op = op;
     e->tag = tag;
     e->sent_us = now;
+    e->owed = op == RL_OP_SET;
+    c->owed_n += e->owed;
     c->qlen++;
     return 0;
 }
@@ -295,14 +320,13 @@ int rlc_q_pop(rl_conn *c, qent *out)
 {
     if (c->qlen == 0) return -1;
     *out = c->q[c->qhead];
+    c->owed_n -= out->owed; /* answered: it has run, or will never run */
     c->qhead = (c->qhead + 1) % QMAX;
     c->qlen--;
     return out->kind;
 }
 
-/* The reply we wait for is no longer wanted (call decided, or timed out):
- * it will be read and dropped before the next command's reply. A reply
- * merely overtaken by the decision (late) still counts in the stats. */
+/* cmd's RESP, kept for rlc_late_script_reply (in queue order). */
 static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
 {
     size_t need = rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
@@ -327,17 +351,25 @@ static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
     return 0;
 }
 
-void rlc_q_forget_mine(rl_conn *c, const rl_cmd *late_cmd)
+/* The reply we wait for is no longer wanted (the call decided, or timed
+ * out): it will be read and dropped before the next command's reply. A reply
+ * merely overtaken by the decision (late) still counts in the stats. */
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late)
 {
+    /* A script that meets NOSCRIPT (SCRIPT FLUSH) after the call stopped
+     * waiting is sent again, whether the call decided without it or timed
+     * out: a release must not be lost. Not a SET: sent again, it would land
+     * behind the release a failed attempt queued meanwhile (which may have
+     * run, found nothing, with the scripts loaded again by another client),
+     * its key orphaned for its TTL; a SET that met NOSCRIPT set nothing. */
+    int keep = cmd && cmd->script && cmd->op != RL_OP_SET;
     for (int i = c->qlen - 1; i >= 0; i--) {
         qent *e = &c->q[(c->qhead + i) % QMAX];
         if (e->kind == EXP_MINE) {
-            if (!late_cmd)
-                e->kind = EXP_SKIP;
-            else if (late_cmd->script && rlc_late_save(c, late_cmd) == 0)
-                e->kind = EXP_LATE_SCRIPT;
+            if (keep && rlc_late_save(c, cmd) == 0)
+                e->kind = late ? EXP_LATE_SCRIPT : EXP_TIMEOUT_SCRIPT;
             else
-                e->kind = EXP_LATE;
+                e->kind = late ? EXP_LATE : EXP_SKIP;
             return;
         }
     }
@@ -370,8 +402,34 @@ static void rlc_obuf_compact(rl_conn *c)
     if (c->opos == 0) return;
     memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
     if (c->hs_pending) c->hs_end -= c->opos;
+    if (c->secret_end) {
+        /* (AUTH partly written): what moved left no copy behind it */
+        c->secret_end -= c->opos;
+        rlc_wipe(c->obuf + c->olen - c->opos, c->opos);
+    }
     c->olen -= c->opos;
     c->opos = 0;
+}
+
+/* A bigger buffer. While it holds AUTH, never realloc(): the block it
+ * would free keeps the password; copy, wipe, then free. */
+static int rlc_obuf_grow(rl_conn *c, size_t cap)
+{
+    char *nb;
+    if (!c->secret_end) {
+        nb = realloc(c->obuf, cap);
+    } else {
+        nb = malloc(cap);
+        if (nb) {
+            memcpy(nb, c->obuf, c->olen);
+            rlc_wipe(c->obuf, c->ocap);
+            free(c->obuf);
+        }
+    }
+    if (!nb) return -1;
+    c->obuf = nb;
+    c->ocap = cap;
+    return 0;
 }
 
 static int rlc_obuf_reserve(rl_conn *c, size_t need, size_t hard_max)
@@ -386,11 +444,7 @@ static int rlc_obuf_reserve(rl_conn *c, size_t need, size_t hard_max)
     size_t cap = c->ocap * 2;
     while (cap < c->olen + need) cap *= 2;
     if (c->olen + need > hard_max) return -1;
-    char *nb = realloc(c->obuf, cap);
-    if (!nb) return -1;
-    c->obuf = nb;
-    c->ocap = cap;
-    return 0;
+    return rlc_obuf_grow(c, cap);
 }
 
 static int rlc_obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t hard_max)
@@ -529,13 +583,15 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
     if (c->conf.password) {
         const char *argv[3] = {"AUTH", c->conf.user, c->conf.password};
         size_t lens[3] = {4, c->conf.user ? strlen(c->conf.user) : 0, strlen(c->conf.password)};
-        if (c->conf.user) {
-            if (rlc_append_cmd(c, 3, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now)) return -1;
-        } else {
+        int argc = 3;
+        if (!c->conf.user) {
             argv[1] = c->conf.password;
             lens[1] = lens[2];
-            if (rlc_append_cmd(c, 2, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now)) return -1;
+            argc = 2;
         }
+        int rc = rlc_append_cmd(c, argc, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now);
+        c->secret_end = c->olen; /* the first command: obuf[0, olen) */
+        if (rc) return -1;
     }
     if (c->conf.database) {
         int n = snprintf(db, sizeof(db), "%d", c->conf.database);
@@ -635,7 +691,7 @@ int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
     /* keep the read buffer between replies (it is bounded by RL_REPLY_MAX):
      * no allocation per cycle */
     c->reader->maxbuf = 0;
-    c->olen = c->opos = 0;
+    rlc_obuf_reset(c);
     c->qhead = c->qlen = 0;
     c->owed_n = 0;
 #ifndef RL_HAVE_TLS
@@ -692,6 +748,7 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
         ssize_t w = c->io->write(c, c->obuf + c->opos, limit - c->opos);
         if (w > 0) {
             c->opos += (size_t)w;
+            if (c->secret_end && c->opos >= c->secret_end) rlc_wipe_secret(c); /* the I/O layer has it */
             continue;
         }
         if (w < 0 && errno == EINTR) continue;

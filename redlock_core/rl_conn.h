@@ -25,7 +25,8 @@ enum {
     EXP_IDENT,
     EXP_MINE,
     EXP_LATE,
-    EXP_LATE_SCRIPT,
+    EXP_LATE_SCRIPT,    /* late, its script kept: sent again on NOSCRIPT */
+    EXP_TIMEOUT_SCRIPT, /* timed out (not counted in stats), the same */
     EXP_SUB,
     EXP_UNSUB
 };
@@ -64,6 +65,9 @@ typedef struct qent {
     uint64_t sent_us; /* late replies still count in stats */
     uint64_t tag;     /* RL_OP_SET: the (key, token) it may set */
     unsigned char kind, op;
+    /* a SET not answered yet with no release behind it: the release
+     * this connection owes (see rl_conn.owed_n) */
+    unsigned char owed;
 } qent;
 
 /* The I/O table of a connection (hiredis' redisContextFuncs): plain TCP or
@@ -109,16 +113,23 @@ struct rl_conn {
     redisReader *reader;
     char *obuf;
     size_t olen, opos, ocap;
+    /* obuf[0, secret_end) holds AUTH (the password in clear) until it is
+     * written; then wiped, and never left in a block the buffer moves out of
+     * or frees (0: the buffer holds no secret) */
+    size_t secret_end;
     qent q[QMAX]; /* ring of expected replies */
     int qhead, qlen;
     /* AUTH/SELECT gate: nothing after them is written until they succeed,
      * or a refused SELECT would let our SET run in database 0 */
     int hs_pending;
     size_t hs_end;
-    /* (key, token) tags of SETs written here with no release behind them yet:
-     * the releases this connection owes, in order, even when stalled */
-    uint64_t *owed;
-    int owed_n, owed_cap;
+    /* The releases this connection owes, in order, even when stalled: the
+     * SETs in q (written or about to be, not answered yet) with no release
+     * behind them yet (qent.owed). A SET whose reply was read has run: a
+     * release sent later cannot overtake it, so it owes nothing more here
+     * (a lock left to its TTL, released elsewhere or force-released leaves
+     * nothing behind). Bounded by QMAX, no allocation. */
+    int owed_n;
     /* EVALSHAs overtaken by an early decision, kept (as RESP) so that a late
      * NOSCRIPT (SCRIPT FLUSH) is still answered by loading the scripts and
      * sending them again: a release must not be lost */
@@ -150,12 +161,17 @@ struct rl_conn {
 };
 
 /* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
+/* a SET of tag in flight here with no release behind it yet */
 int rlc_owed_find(const rl_conn *c, uint64_t tag);
-int rlc_owed_add(rl_conn *c, uint64_t tag);
+/* a release of tag goes behind every such SET from now on */
 void rlc_owed_del(rl_conn *c, uint64_t tag);
 int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now);
 int rlc_q_pop(rl_conn *c, qent *out);
-void rlc_q_forget_mine(rl_conn *c, const rl_cmd *late_cmd);
+/* the reply to our command is no longer awaited; late: the call decided
+ * without it (still counted in the stats when it comes), else it timed out or
+ * is not wanted. cmd: the command, kept if a NOSCRIPT must send it again
+ * (NULL: dropped whatever it says) */
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late);
 void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64_t now);
 int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
 int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,

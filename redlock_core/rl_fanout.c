@@ -76,9 +76,11 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
         }
     }
     if (c->fd >= 0 && rlc_stalled(c, now)) {
-        /* a release this connection owes goes behind its SET, whatever the
-         * state of the node; anything else would only pile up */
-        if (!(cmd->op == RL_OP_RELEASE && rlc_owed_find(c, cmd->tag) >= 0)) {
+        /* a release goes behind what the connection holds, whatever the state
+         * of the node: its SET may be there still, or may have run (a release
+         * whose SET may have landed is never dropped); anything else would
+         * only pile up */
+        if (cmd->op != RL_OP_RELEASE) {
             /* no new work for now, but it may catch up within this call (a
              * node resumed a moment ago): watched until its deadline, and
              * sent the command once it has (see catch_up_stalled) */
@@ -105,13 +107,6 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     }
     if (rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) != 0) {
         rlc_fail_res(c, r, RL_E_NOMEM, "too many commands in flight");
-        return -1;
-    }
-    if (cmd->op == RL_OP_SET && rlc_owed_add(c, cmd->tag) != 0) {
-        /* cannot remember it: the SET must not go out (drop it unsent) */
-        c->olen -= rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
-        c->qlen--;
-        rlc_fail_res(c, r, RL_E_NOMEM, NULL);
         return -1;
     }
     if (cmd->op == RL_OP_RELEASE) rlc_owed_del(c, cmd->tag); /* in order behind its SET from now on */
@@ -150,11 +145,6 @@ static int is_noscript(const rl_reply *rp)
     return rp->type == RL_REPLY_ERROR && strncmp(rp->str, "NOSCRIPT", 8) == 0;
 }
 
-static int is_ok(const rl_reply *rp)
-{
-    return rp->type == RL_REPLY_STATUS && rp->len == 2 && memcmp(rp->str, "OK", 2) == 0;
-}
-
 /* A peer that breaks the protocol is not Redis: it is closed (what it may
  * still execute is beyond reasoning), and the call's result fails. */
 static int node_poisoned(fan *f, int i, const char *why)
@@ -177,10 +167,6 @@ static int on_reply(fan *f, int i, uint64_t now)
     qent e = {0};
     int kind = rlc_q_pop(c, &e);
     char why[RL_REASON_LEN];
-
-    /* a SET that did not set anything owes no release */
-    if (e.op == RL_OP_SET && (kind == EXP_MINE || kind == EXP_LATE || kind == EXP_SKIP) && !is_ok(rp))
-        rlc_owed_del(c, e.tag);
 
     switch (kind) {
     case EXP_AUTH:
@@ -208,7 +194,7 @@ static int on_reply(fan *f, int i, uint64_t now)
         f->ident_seen = 1;
         if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
             r->state == RL_PENDING) {
-            rlc_q_forget_mine(c, NULL);
+            rlc_q_forget_mine(c, NULL, 0);
             rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
             return 1;
         }
@@ -226,6 +212,10 @@ static int on_reply(fan *f, int i, uint64_t now)
             return node_poisoned(f, i, kind == EXP_SUB ? "bad reply to SUBSCRIBE" : "bad reply to UNSUBSCRIBE");
         }
         if (c->on_push) c->on_push(c->push_ud, c);
+        return 0;
+    case EXP_TIMEOUT_SCRIPT:
+        /* (no stats: counted as a timeout already) */
+        rlc_late_script_reply(c, rp, &e, now);
         return 0;
     case EXP_LATE_SCRIPT:
         rlc_late_script_reply(c, rp, &e, now);
@@ -249,8 +239,8 @@ static int on_reply(fan *f, int i, uint64_t now)
                 rlc_fail_res(c, r, RL_E_NOMEM, "could not queue EVAL");
                 return 1;
             }
-            /* a SET done by a script (a waiter's attempt) owes its release again */
-            if (e.op == RL_OP_SET) rlc_owed_add(c, e.tag);
+            /* (a SET done by a script, a waiter's attempt, owes its release
+             * again: its EVAL is queued as a SET) */
             if (rlc_flush_out(c, why, sizeof(why)) != 0) {
                 node_broken(f, i, RL_E_IO, why, now);
                 return r->state != RL_PENDING;
@@ -405,8 +395,9 @@ static void on_timeout(fan *f, int i, uint64_t now)
     }
     /* Keep the connection, also when caught in the middle of a reply: the
      * node may still execute what it holds, so its order is kept and its
-     * late reply is dropped before the next one. */
-    rlc_q_forget_mine(c, NULL);
+     * late reply is dropped before the next one (a release script meeting
+     * NOSCRIPT then is sent again, as after an early decision). */
+    rlc_q_forget_mine(c, f->cmd, 0);
     rlc_fail_res(c, &f->res[i], RL_E_TIMEOUT,
                  c->reader && c->reader->len > c->reader->pos ? "timeout (reply too slow)" : "timeout");
 }
@@ -631,7 +622,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             snprintf(why, sizeof(why), "poll: %s", strerror(errno));
             for (int i = 0; i < n; i++)
                 if (res[i].state == RL_PENDING) {
-                    rlc_q_forget_mine(net->conns[i], cmd);
+                    rlc_q_forget_mine(net->conns[i], cmd, 1);
                     rlc_fail_res(net->conns[i], &res[i], RL_E_IO, why);
                 }
             fan_end(&f, now);
@@ -671,7 +662,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
         if (res[i].state == RL_PENDING && net->conns[i]->fd >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))
-            rlc_q_forget_mine(net->conns[i], cmd);
+            rlc_q_forget_mine(net->conns[i], cmd, 1);
     if (cmd->nowait) return 0;
     /* Decided, but a node's command still sits behind its connect or its
      * AUTH/SELECT gate: serve that node (writes and the handshake's replies
@@ -708,20 +699,15 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     return 0;
 }
 
-void rl_net_drain(rl_net *net, uint64_t max_us)
+/* The drain's passes over f's connections until each is settled or end. */
+static void drain_until(fan *f, struct pollfd *pfd, int *map, uint64_t end)
 {
+    rl_net *net = f->net;
     const rl_clock *clk = net->clock;
-    uint64_t end = clk->now_us(clk->ctx) + max_us;
-    /* The same reading as in a call (node_read: reply cap, stray replies,
-     * handshake gate, late-reply stats, NOSCRIPT retries), with no command of
-     * its own: outcomes land in a scratch array nobody reads. */
-    outside o;
-    fan f = fan_outside(net, &o);
     for (;;) {
-        struct pollfd pfd[RL_MAX_NODES];
-        int map[RL_MAX_NODES], np = 0;
+        int np = 0;
         uint64_t now = clk->now_us(clk->ctx);
-        for (int i = 0; i < f.n; i++) {
+        for (int i = 0; i < f->n; i++) {
             rl_conn *c = net->conns[i];
             if (c->fd < 0 || c->gen != rl_fork_generation()) continue;
             if (rlc_connecting(c) && now >= c->deadline_us) {
@@ -734,8 +720,50 @@ void rl_net_drain(rl_net *net, uint64_t max_us)
         }
         if (np == 0 || now >= end) return;
         if (do_poll(net, pfd, np, (int)((end - now + 999) / 1000)) <= 0) return;
-        serve_ready(&f, pfd, map, np, clk->now_us(clk->ctx));
+        serve_ready(f, pfd, map, np, clk->now_us(clk->ctx));
     }
+}
+
+void rl_net_drain(rl_net *net, uint64_t max_us)
+{
+    const rl_clock *clk = net->clock;
+    uint64_t end = clk->now_us(clk->ctx) + max_us;
+    /* The same reading as in a call (node_read: reply cap, stray replies,
+     * handshake gate, late-reply stats, NOSCRIPT retries), with no command of
+     * its own: outcomes land in a scratch array nobody reads. */
+    if (net->n <= RL_MAX_NODES) {
+        struct pollfd pfd[RL_MAX_NODES];
+        int map[RL_MAX_NODES];
+        outside o;
+        fan f = fan_outside(net, &o);
+        drain_until(&f, pfd, map, end);
+        return;
+    }
+    /* Request end drains the whole pool, which may hold more connections
+     * than a call has nodes: all of them, together, within the one bound
+     * (a part at a time, a slow node of one part would starve the others). */
+    size_t n = (size_t)net->n;
+    struct pollfd *pfd = malloc(sizeof(*pfd) * n);
+    int *map = malloc(sizeof(*map) * n);
+    rl_result *scratch = calloc(n, sizeof(*scratch));
+    rl_cmd none;
+    memset(&none, 0, sizeof(none));
+    if (pfd && map && scratch) {
+        fan f = {.net = net, .cmd = &none, .res = scratch, .n = net->n, .settling = 1};
+        drain_until(&f, pfd, map, end);
+    } else {
+        /* no memory for that: a part at a time, still every connection */
+        for (int k = 0; k < net->n; k += RL_MAX_NODES) {
+            rl_net part = *net;
+            uint64_t now = clk->now_us(clk->ctx);
+            part.conns = net->conns + k;
+            part.n = net->n - k < RL_MAX_NODES ? net->n - k : RL_MAX_NODES;
+            rl_net_drain(&part, end > now ? end - now : 0);
+        }
+    }
+    free(pfd);
+    free(map);
+    free(scratch);
 }
 
 void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud)

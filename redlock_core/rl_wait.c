@@ -93,7 +93,9 @@ static void on_push(void *ud, rl_conn *c)
 }
 
 /* SUBSCRIBE (or UNSUBSCRIBE) the key's channel and our shard's on node i,
- * opening its connection if needed; returns 0 when written or queued. */
+ * opening its connection if needed; returns 0 when written or queued, -1
+ * with the connection closed (never counted as subscribed: see
+ * enough_confirmed) or never opened. */
 static int sub_send(rl_subs *s, int i, int on, uint64_t now)
 {
     rl_conn *c = s->net.conns[i];
@@ -113,8 +115,14 @@ static int sub_send(rl_subs *s, int i, int on, uint64_t now)
         memset(&r, 0, sizeof(r));
         if (rlc_conn_open(c, &r, now, 0) != 0) return -1;
     }
-    /* RESP2: one confirmation per channel */
-    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) return -1;
+    /* RESP2: one confirmation per channel. No room (a node hung behind many
+     * waits): closed, so that it is not counted as subscribed while its
+     * connection stays open (a subscriber's connection holds nothing that
+     * must still run); subscribed afresh once it can be. */
+    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
+        rl_conn_close(c);
+        return -1;
+    }
     if (rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
         rl_conn_close(c); /* a command whose second reply has no place: start afresh */
         return -1;

@@ -2010,6 +2010,17 @@ static void test_net_reply_sizes(void)
 /* A release overtaken by the decision on a node that lost its scripts: the
  * late NOSCRIPT is answered by loading them and sending the EVALSHA again,
  * so the node's copy of the lock is deleted too. */
+/* drains t (what request end does) until node P no longer has key; bounded */
+static int drain_until_gone(tnet *t, int P, const char *key)
+{
+    for (int k = 0; k < 100; k++) {
+        rl_net_drain(&t->net, 100000);
+        if (admin_int(P, 0, "EXISTS %s", key) == 0) return 1;
+        msleep(10);
+    }
+    return 0;
+}
+
 static void test_net_late_noscript_release(void)
 {
     NET_REQUIRE_NODES();
@@ -2030,13 +2041,7 @@ static void test_net_late_noscript_release(void)
     CHECK_EQ(rl_conn_late_scripts(t.conns[P]), 1);
     node_resume(P);
     /* request end: drain reads the NOSCRIPT, reloads, resends; bounded */
-    int gone = 0;
-    for (int k = 0; k < 100 && !gone; k++) {
-        rl_net_drain(&t.net, 100000);
-        gone = admin_int(P, 0, "EXISTS late:k") == 0;
-        if (!gone) msleep(10);
-    }
-    CHECK(gone);
+    CHECK(drain_until_gone(&t, P, "late:k"));
     CHECK_EQ(rl_conn_late_scripts(t.conns[P]), 0);
     CHECK_EQ(echo_all(&t, "after", res), NNODES);
 
@@ -2047,7 +2052,7 @@ static void test_net_late_noscript_release(void)
     node_pause(P);
     CHECK_OUT(rl_release(&t.ctx, "late:k2", 7, info.token, &call), RL_RELEASED);
     node_resume(P);
-    gone = 0;
+    int gone = 0;
     for (int k = 0; k < 100 && !gone; k++) {
         char pl[16];
         snprintf(pl, sizeof(pl), "pump%d", k);
@@ -2056,6 +2061,84 @@ static void test_net_late_noscript_release(void)
         if (!gone) msleep(10);
     }
     CHECK(gone);
+    tnet_close(&t);
+}
+
+/* appends one argument to a command built by hand */
+static void arg_push(rl_cmd *cmd, const char *s)
+{
+    cmd->argv[cmd->argc] = s;
+    cmd->argvlen[cmd->argc++] = strlen(s);
+}
+
+/* A release that timed out (every node slow: no early decision) and then
+ * meets NOSCRIPT (SCRIPT FLUSH before the node ran it) is sent again like a
+ * late one: the key must not stay for its TTL (issue 19, item 8). */
+static void test_net_timed_out_noscript_release(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = ONE_TRY;
+    const int P = 3;
+    REQUIRE(tnet_open_fmt(&t, P, 1, "127.0.0.1:%d") == 0);
+    rl_conn_set_timeouts(t.conns[0], 1000, 100);
+    CHECK_OUT(rl_acquire(&t.ctx, "tmo:k", 5, 30000, &o, &info, &call), RL_ACQUIRED);
+    CHECK(admin_ok(P, "SCRIPT FLUSH", NULL));
+    node_pause(P);
+    CHECK_OUT(rl_release(&t.ctx, "tmo:k", 5, info.token, &call), RL_NO_QUORUM);
+    CHECK_EQ(call.res[0].err, RL_E_TIMEOUT);
+    node_resume(P);
+    CHECK(drain_until_gone(&t, P, "tmo:k"));
+    CHECK_EQ(rl_conn_late_scripts(t.conns[0]), 0);
+    CHECK_EQ(echo_all(&t, "after", res), 1);
+    admin_int(P, 0, "DEL tmo:k");
+    tnet_close(&t);
+}
+
+/* A SET by script (a waiter's attempt) overtaken by the decision meets
+ * NOSCRIPT (SCRIPT FLUSH); meanwhile another client loaded the scripts again
+ * (any new connection does) and the failed attempt's release ran, finding
+ * nothing. The SET must not be sent again: it would land after its release,
+ * the key orphaned for its TTL. */
+static void test_net_late_noscript_set_not_resent(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_cmd set, rel;
+    const int P = 3;
+    const char *token = "0123456789abcdef0123456789abcdef01234567";
+    const char *sa[7] = {"EVALSHA", rl_script_acquire_sha, "1", "late:set", token, "30000", "0"};
+    const char *ra[5] = {"EVALSHA", rl_script_release_sha, "1", "late:set", token};
+    REQUIRE(tnet_open_fmt(&t, P, 1, "127.0.0.1:%d") == 0);
+    CHECK_EQ(echo_all(&t, "warm", res), 1);
+    memset(&set, 0, sizeof(set));
+    memset(&rel, 0, sizeof(rel));
+    for (int k = 0; k < 7; k++) arg_push(&set, sa[k]);
+    for (int k = 0; k < 5; k++) arg_push(&rel, ra[k]);
+    set.script = rl_script_acquire;
+    set.op = RL_OP_SET;
+    set.tag = rl_lock_tag("late:set", 8, token, strlen(token));
+    set.nowait = 1; /* overtaken by the decision, like a pending node's */
+    rel.script = rl_script_release;
+    rel.op = RL_OP_RELEASE;
+    rel.tag = set.tag;
+    rel.nowait = 1; /* the failed attempt's release, queued behind it */
+    CHECK(admin_ok(P, "SCRIPT FLUSH", NULL));
+    CHECK_EQ(rl_net_fanout(&t.net, &set, res, 1, NULL, NULL), 0);
+    msleep(50); /* P answered NOSCRIPT; the reply waits unread */
+    redisReply *r = admin(P, 0, "SCRIPT LOAD %s", rl_script_release);
+    REQUIRE(r && r->type == REDIS_REPLY_STRING);
+    freeReplyObject(r);
+    CHECK_EQ(rl_net_fanout(&t.net, &rel, res, 1, NULL, NULL), 0);
+    for (int k = 0; k < 20 && rl_conn_busy(t.conns[0]); k++) rl_net_drain(&t.net, 100000);
+    CHECK(!rl_conn_busy(t.conns[0]));
+    CHECK_EQ(echo_all(&t, "after", res), 1);
+    CHECK_EQ(admin_int(P, 0, "EXISTS late:set"), 0);
+    admin_int(P, 0, "DEL late:set");
     tnet_close(&t);
 }
 
@@ -2313,8 +2396,11 @@ static void test_net_release_not_dropped(void)
     REQUIRE(stalled_cycles(&t, P, 480, "drop") == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "drop:K", 6, 60000, &o, &info, &call), RL_ACQUIRED);
     CHECK_OUT(rl_release(&t.ctx, "drop:K", 6, info.token, &call), RL_RELEASED);
-    /* a stalled node is spared new work: it fails at once */
-    CHECK_EQ(call.res[P].state, RL_FAILED);
+    /* a stalled node is spared new work, but never a release: it is queued
+     * behind what the node holds (its SET may have landed there), and not
+     * awaited (the call is decided at quorum) */
+    CHECK_EQ(call.res[P].state, RL_PENDING);
+    CHECK_EQ(call.res[P].sent, 1);
     node_resume(P);
     rl_net_drain(&t.net, 3000000); /* P has run everything we sent */
     CHECK(!rl_conn_busy(t.conns[P]));
@@ -2322,6 +2408,102 @@ static void test_net_release_not_dropped(void)
     if (left != 0) check_failf(__FILE__, __LINE__, "node %d kept %lld orphaned keys", P, left);
     CHECK_EQ(echo_all(&t, "after", res), 3);
     tnet_close(&t);
+}
+
+/* The releases a connection owes are the SETs still in flight on it: a lock
+ * left to its TTL (or released elsewhere, or force-released) leaves nothing
+ * behind once its SET's reply was read, so nothing grows with the number of
+ * locks (issue 19, item 5: one tag per lock, kept for the worker's life). A
+ * SET in flight on a hung node still owes its release until one is sent. */
+static void test_net_owed_releases_bounded(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = ONE_TRY;
+    const int P = 2;
+    REQUIRE(tnet_open(&t, 3) == 0);
+    for (int i = 0; i < 2000; i++) {
+        char key[32];
+        snprintf(key, sizeof(key), "owed:%d", i);
+        CHECK_OUT(rl_acquire(&t.ctx, key, strlen(key), 200, &o, &info, &call), RL_ACQUIRED);
+        if (i % 500 == 0) CHECK_OUT(rl_force_release(&t.ctx, key, strlen(key), &call), RL_RELEASED);
+    }
+    CHECK_EQ(echo_all(&t, "sync", res), 3); /* every late reply read */
+    for (int i = 0; i < 3; i++) CHECK_EQ(t.conns[i]->owed_n, 0);
+    /* a SET that reached a hung node, unanswered: owed until its release goes */
+    node_pause(P);
+    CHECK_OUT(rl_acquire(&t.ctx, "owed:K", 6, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(call.res[P].state, RL_PENDING);
+    CHECK_EQ(t.conns[P]->owed_n, 1);
+    CHECK_OUT(rl_release(&t.ctx, "owed:K", 6, info.token, &call), RL_RELEASED);
+    CHECK_EQ(t.conns[P]->owed_n, 0);
+    /* and one left to its TTL: owed until its reply is read */
+    CHECK_OUT(rl_acquire(&t.ctx, "owed:L", 6, 200, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(t.conns[P]->owed_n, 1);
+    node_resume(P);
+    CHECK_EQ(echo_all(&t, "after", res), 3);
+    CHECK_EQ(t.conns[P]->owed_n, 0);
+    CHECK_EQ(wait_dbsize_zero(P, 0, 3000), 0);
+    tnet_close(&t);
+}
+
+/* ---- subscriber connections (rl_wait.c) against real nodes ---- */
+static int subs_idle(void *ud)
+{
+    const rl_subs *s = ud;
+    for (int i = 0; i < s->net.n; i++)
+        if (rl_conn_busy(s->net.conns[i])) return 0;
+    return 1;
+}
+
+/* A node whose SUBSCRIBE could not be queued (its queue full: a node hung
+ * behind hundreds of waits) with its connection still open is not
+ * subscribed: it must not count toward the quorum of confirmations a wait
+ * needs before it sleeps (issue 19, item 8). Nodes: A answers, B cannot
+ * queue, C is paused; only A confirms, so ready() waits for C until the
+ * nodes' timeouts instead of returning at once. */
+static void test_net_subscribe_not_queued(void)
+{
+    NET_REQUIRE_NODES();
+    rl_conn *subs[3];
+    rl_subs s;
+    rl_waiter w;
+    const int B = 1, C = 2;
+    for (int i = 0; i < 3; i++) {
+        char uri[64], err[128];
+        rl_node_conf conf;
+        memset(&conf, 0, sizeof(conf));
+        snprintf(uri, sizeof(uri), "127.0.0.1:%d", g_node[i].port);
+        REQUIRE(rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) == 0);
+        conf.connect_timeout_ms = 200;
+        conf.timeout_ms = 200;
+        subs[i] = rl_conn_new_subscriber(&conf);
+        rl_node_conf_free(&conf);
+        REQUIRE(subs[i] != NULL);
+    }
+    rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
+    /* every connection open and idle */
+    REQUIRE(w.subscribe(w.ctx, "subq:a", 6, 0) == 0);
+    w.unsubscribe(w.ctx);
+    rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s);
+    REQUIRE(subs_idle(&s));
+    for (int i = 0; i < 3; i++) REQUIRE(rl_conn_is_open(subs[i]));
+    /* B: a queue with no room left (entries with nothing in flight: no reply comes) */
+    while (rlc_q_push(subs[B], EXP_SKIP, RL_OP_OTHER, 0, mono_us()) == 0 && subs[B]->qlen < QMAX - 64) {}
+    node_pause(C);
+    REQUIRE(w.subscribe(w.ctx, "subq:b", 6, 0) == 0);
+    uint64_t t0 = mono_us();
+    w.ready(w.ctx, t0 + 2000000);
+    uint64_t el = mono_us() - t0;
+    if (el < 300000)
+        check_failf(__FILE__, __LINE__, "ready() returned after %llu us: B counted as subscribed",
+                    (unsigned long long)el);
+    node_resume(C);
+    w.unsubscribe(w.ctx);
+    for (int i = 0; i < 3; i++) rl_conn_free(subs[i]);
 }
 
 /* poll() failing inside a call: the replies it did not read are dropped
@@ -2700,10 +2882,14 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                   \
         {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                     \
         {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release}, \
+        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                  \
+        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                              \
         {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
         {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
         {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
         {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
+        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
+        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                              \
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
         {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
         {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
