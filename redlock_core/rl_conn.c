@@ -39,13 +39,6 @@ static void rlc_take_run_id(rl_conn *c, const char *s, size_t len)
     }
 }
 
-static uint64_t fnv1a(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 /* an element of a pub/sub array ["message", channel, payload] or ["subscribe", channel, n] */
 static void push_element(rl_conn *c, int idx, const char *s, size_t len)
 {
@@ -56,7 +49,7 @@ static void push_element(rl_conn *c, int idx, const char *s, size_t len)
                   : len == 11 && memcmp(s, "unsubscribe", 11) == 0 ? PUSH_UNSUBSCRIBE
                                                                    : PUSH_OTHER;
     } else if (idx == 1) {
-        p->chan = fnv1a(s, len);
+        p->chan = rl_hash(RL_HASH_INIT, s, len);
     } else if (idx == 2) {
         size_t i = 0;
         p->first = len ? s[0] : '\0';
@@ -64,7 +57,7 @@ static void push_element(rl_conn *c, int idx, const char *s, size_t len)
         for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
             if (p->number < 1000000000) p->number = p->number * 10 + (s[i] - '0');
         const char *sp = memchr(s, ' ', len);
-        p->id = sp ? fnv1a(sp + 1, len - (size_t)(sp + 1 - s)) : 0;
+        p->id = sp ? rl_hash(RL_HASH_INIT, sp + 1, len - (size_t)(sp + 1 - s)) : 0;
     }
 }
 
@@ -273,11 +266,7 @@ int rl_conn_check(rl_conn *c)
 /* ---- the releases a connection owes ---- */
 uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < keylen; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
-    h = (h ^ 0u) * 1099511628211ull;
-    for (size_t i = 0; i < token_len; i++) h = (h ^ (unsigned char)token[i]) * 1099511628211ull;
-    return h;
+    return rl_hash(rl_hash(rl_hash(RL_HASH_INIT, key, keylen), "", 1), token, token_len);
 }
 
 int rlc_owed_find(const rl_conn *c, uint64_t tag)

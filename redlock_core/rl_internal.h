@@ -45,7 +45,19 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
 extern const char rl_script_fence_raise[];
 extern const char rl_script_fence_raise_sha[];
 
-/* identifies (key, token) on a connection: FNV-1a over key, NUL, token (rl_conn.c) */
+/* The one hash of the core (FNV-1a, 64 bit): the channel hashes of a waiter
+ * (rl_wait.c) and of a pushed message (rl_conn.c) must agree, or waiting
+ * silently falls back to its timer. rl_hash(RL_HASH_INIT, ...) hashes bytes;
+ * its result can be fed again to hash what follows. */
+#define RL_HASH_INIT 1469598103934665603ull
+static inline uint64_t rl_hash(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < len; i++) h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* identifies (key, token) on a connection: rl_hash over key, NUL, token (rl_conn.c) */
 uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
 
 /* ---- random tokens (rl_sys.c) ---- */

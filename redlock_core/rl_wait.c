@@ -12,13 +12,6 @@ rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
     return c;
 }
 
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static int node_index(const rl_subs *s, const rl_conn *c)
 {
     for (int i = 0; i < s->net.n; i++)
@@ -157,8 +150,8 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     s->chanlen = pl + keylen;
     s->chan[s->chanlen] = '\0'; /* no resource has a NUL: no key's channel is a shard's */
     s->chan[s->chanlen + 1] = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS));
-    s->chan_hash = hash_bytes(s->chan, s->chanlen);
-    s->shard_hash = hash_bytes(s->chan, s->chanlen + 2);
+    s->chan_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen);
+    s->shard_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen + 2);
     s->ev.kind = RL_WAKE_TIMER;
     s->last_release = 0;
     s->counting = 0;
