@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh -- install every Debian package the build, the demo and the tests need (idempotent).
 # php-dev ships phpize and gen_stub.php, php-parser the parser gen_stub.php runs on
-# (scripts/gen-stub.sh).
+# (scripts/gen-stub.sh). debootstrap and dpkg-dev (apt-get source): the platform matrix
+# (tests/platforms/run.sh: a Debian 13 chroot, PHP 8.2 built ZTS from Debian's source package).
 set -euo pipefail
 pkgs=(
   php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit
@@ -9,6 +10,7 @@ pkgs=(
   libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
   man-db procps strace
+  debootstrap dpkg-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do
