@@ -8,7 +8,8 @@
  *
  *   PHPRC=DIR zts_threads THREADS REQUESTS SCRIPT
  *
- * Prints a line per failure and ends with "N passed, N failed" (a check of a request is one test).
+ * Prints a line per failed check and ends with "N passed, N failed": a request is one test, passed
+ * when every check of it passed (the checks passed are counted too).
  * Built and run by tests/platforms/run.sh against a ZTS debug PHP (leaks and failed assertions
  * are reported by the engine on stderr; run.sh counts them too).
  */
@@ -26,13 +27,15 @@
 static const char *script;
 static int requests;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static long passed, failed, sections;
+static long passed, failed, checks, sections;
 
 static void result(int thread, int request, long p, long s, const char *failures)
 {
     pthread_mutex_lock(&out_lock);
-    passed += p;
+    checks += p;
     sections += s;
+    if (failures && *failures) failed++;
+    else passed++;
     if (failures && *failures) {
         /* one failed check a line */
         const char *l = failures;
@@ -40,7 +43,6 @@ static void result(int thread, int request, long p, long s, const char *failures
             const char *e = strchr(l, '\n');
             int n = e ? (int)(e - l) : (int)strlen(l);
             printf("FAIL thread %d request %d: %.*s\n", thread, request, n, l);
-            failed++;
             l += n + (e ? 1 : 0);
         }
     }
@@ -141,7 +143,8 @@ int main(int argc, char **argv)
     requests = (int)sections;
     one_request(0, 0, 1);
     php_embed_shutdown();
-    printf("%d threads x %d requests: %ld critical sections on the shared lock\n", threads, atoi(argv[2]), sections);
+    printf("%d threads x %d requests: %ld critical sections on the shared lock, %ld checks passed\n", threads,
+           atoi(argv[2]), sections, checks);
     printf("%ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }
