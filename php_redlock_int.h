@@ -227,9 +227,14 @@ php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g,
 int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call);
 /* Take l off the request-end release list. */
 void php_redlock_held_forget(php_redlock_lock_obj *l);
-/* Request start and end: the list of locks still held (auto_release). */
+/* Request start and end: the list of locks still held (auto_release). Release all
+ * stops every watch of the request, then releases each lock of the list; with
+ * ending false (RedLock::releaseAll()) a new list starts. Returns how many a quorum
+ * confirmed released. */
 void php_redlock_held_start(void);
-void php_redlock_held_release_all(void);
+int php_redlock_held_release_all(bool ending);
+/* Request end's flush of the pool (RSHUTDOWN, releaseAll()): see redlock.c. */
+void php_redlock_pool_flush(void);
 /* The TTL argument of lock(), synchronized() and extend(): 1 ... INT32_MAX. */
 zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn);
 

@@ -104,8 +104,13 @@ PHP_RINIT_FUNCTION(redlock)
 PHP_RSHUTDOWN_FUNCTION(redlock)
 {
     /* stops watching this request's auto_extend locks, then releases (auto_release) */
-    php_redlock_held_release_all();
+    php_redlock_held_release_all(true);
+    php_redlock_pool_flush();
+    return SUCCESS;
+}
 
+void php_redlock_pool_flush(void)
+{
     /* Before the process moves on (a CLI job may make no further call):
      * - what is still unwritten goes out now: a SET or release held behind a
      *   connect or an AUTH/SELECT gate, or behind a full socket;
@@ -138,7 +143,6 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
         if (!p->persistent && !rl_conn_busy(p->conn)) rl_conn_close(p->conn);
     } ZEND_HASH_FOREACH_END();
-    return SUCCESS;
 }
 
 PHP_MINFO_FUNCTION(redlock)

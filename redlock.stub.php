@@ -21,6 +21,8 @@ final class RedLock
 
     public function forceRelease(string $resource): bool {}
 
+    public static function releaseAll(): int {}
+
     public function quorum(): int {}
 
     public function nodes(): array {}

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 59a583abd296c76c2feabaa4e0cf7b15ef8f08ee */
+ * Stub hash: cdbad62d98bf2ac8df756b12e63802e98c0d7f1a */
 
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_RedLock___construct, 0, 0, 1)
 	ZEND_ARG_TYPE_INFO(0, nodes, IS_ARRAY, 0)
@@ -30,8 +30,10 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_RedLock_forceRelease arginfo_class_RedLock_isLocked
 
-ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_quorum, 0, 0, IS_LONG, 0)
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_releaseAll, 0, 0, IS_LONG, 0)
 ZEND_END_ARG_INFO()
+
+#define arginfo_class_RedLock_quorum arginfo_class_RedLock_releaseAll
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_nodes, 0, 0, IS_ARRAY, 0)
 ZEND_END_ARG_INFO()
@@ -47,7 +49,7 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_RedLock_Lock_isValid arginfo_class_RedLock_Lock_release
 
-#define arginfo_class_RedLock_Lock_remaining arginfo_class_RedLock_quorum
+#define arginfo_class_RedLock_Lock_remaining arginfo_class_RedLock_releaseAll
 
 #define arginfo_class_RedLock_Lock_isReleased arginfo_class_RedLock_Lock_release
 
@@ -60,6 +62,7 @@ ZEND_METHOD(RedLock, synchronized);
 ZEND_METHOD(RedLock, isLocked);
 ZEND_METHOD(RedLock, restore);
 ZEND_METHOD(RedLock, forceRelease);
+ZEND_METHOD(RedLock, releaseAll);
 ZEND_METHOD(RedLock, quorum);
 ZEND_METHOD(RedLock, nodes);
 ZEND_METHOD(RedLock, stats);
@@ -78,6 +81,7 @@ static const zend_function_entry class_RedLock_methods[] = {
 	ZEND_ME(RedLock, isLocked, arginfo_class_RedLock_isLocked, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, restore, arginfo_class_RedLock_restore, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, forceRelease, arginfo_class_RedLock_forceRelease, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock, releaseAll, arginfo_class_RedLock_releaseAll, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
 	ZEND_ME(RedLock, quorum, arginfo_class_RedLock_quorum, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, nodes, arginfo_class_RedLock_nodes, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, stats, arginfo_class_RedLock_stats, ZEND_ACC_PUBLIC)

@@ -318,6 +318,17 @@ PHP_METHOD(RedLock, forceRelease)
     RETURN_BOOL(r == RL_RELEASED);
 }
 
+/* Worker runtimes (FrankenPHP worker mode, RoadRunner, Swoole, Octane): one PHP
+ * request serves many, so request end never comes between them. This is its
+ * release and flush, and the request goes on with a new, empty list. */
+PHP_METHOD(RedLock, releaseAll)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    int n = php_redlock_held_release_all(false);
+    php_redlock_pool_flush();
+    RETURN_LONG(n);
+}
+
 PHP_METHOD(RedLock, quorum)
 {
     ZEND_PARSE_PARAMETERS_NONE();

@@ -3,6 +3,15 @@
 
 static zend_object_handlers php_redlock_lock_handlers;
 
+/* A lock still held at request end (auto_release): independent of its object. */
+typedef struct php_redlock_held {
+    php_redlock_group *g;
+    zend_string *key;
+    php_redlock_lock_obj *obj;    /* while it lives (releaseAll() marks it released), else NULL */
+    char token[RL_TOKEN_MAX + 1]; /* random or the caller's ("token" option) */
+    uint64_t fork_gen;
+} php_redlock_held;
+
 static zend_object *php_redlock_lock_create(zend_class_entry *ce)
 {
     php_redlock_lock_obj *l = zend_object_alloc(sizeof(php_redlock_lock_obj), ce);
@@ -16,6 +25,11 @@ static zend_object *php_redlock_lock_create(zend_class_entry *ce)
 static void php_redlock_lock_free(zend_object *obj)
 {
     php_redlock_lock_obj *l = php_redlock_lock_from_obj(obj);
+    /* the lock stays on the release list, without its object */
+    if (l->held_id && REDLOCK_G(held_active)) {
+        php_redlock_held *h = zend_hash_index_find_ptr(&REDLOCK_G(held), l->held_id);
+        if (h) h->obj = NULL;
+    }
     /* the handle only: the watchdog keeps extending until release() or the request's end */
     if (l->watch) rl_watch_unref(l->watch);
     php_redlock_group_release(l->g);
@@ -55,14 +69,6 @@ zend_result php_redlock_lock_class_init(zend_class_entry *ce)
 
 /* ---------- the locks to release at request end ---------- */
 
-/* A lock still held at request end (auto_release): independent of its object. */
-typedef struct php_redlock_held {
-    php_redlock_group *g;
-    zend_string *key;
-    char token[RL_TOKEN_MAX + 1]; /* random or the caller's ("token" option) */
-    uint64_t fork_gen;
-} php_redlock_held;
-
 static void held_dtor(zval *zv)
 {
     php_redlock_held *h = Z_PTR_P(zv);
@@ -80,7 +86,7 @@ void php_redlock_held_forget(php_redlock_lock_obj *l)
 static void held_add(php_redlock_lock_obj *l)
 {
     php_redlock_held *h = emalloc(sizeof(*h));
-    *h = (php_redlock_held){.g = l->g, .key = zend_string_copy(l->key), .fork_gen = l->fork_gen};
+    *h = (php_redlock_held){.g = l->g, .key = zend_string_copy(l->key), .obj = l, .fork_gen = l->fork_gen};
     l->g->refcount++;
     memcpy(h->token, l->info.token, l->info.token_len + 1);
     l->held_id = ++REDLOCK_G(next_held_id);
@@ -158,18 +164,29 @@ void php_redlock_watch_stop_all(void)
     rl_watchdog_drop_idle(); /* the watchdog's connections of non-persistent objects */
 }
 
-void php_redlock_held_release_all(void)
+int php_redlock_held_release_all(bool ending)
 {
     php_redlock_held *h;
+    int released = 0;
     uint64_t gen = rl_fork_generation();
+    /* after this extension's RSHUTDOWN (a later module's, a destructor): nothing is listed */
+    if (!REDLOCK_G(held_active)) return 0;
     php_redlock_watch_stop_all(); /* before the releases: no extension after them */
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(held), h) {
         if (h->fork_gen != gen) continue; /* the parent's lock, not this process' */
-        release_token(h->g, h->key, h->token, NULL);
+        if (h->obj) {
+            /* a worker's object may outlive this: it must not look valid, nor release again */
+            h->obj->released = true;
+            h->obj->held_id = 0;
+        }
+        if (release_token(h->g, h->key, h->token, NULL) == RL_RELEASED) released++;
     } ZEND_HASH_FOREACH_END();
     REDLOCK_G(held_active) = false;
     zend_hash_destroy(&REDLOCK_G(held));
     zend_hash_destroy(&REDLOCK_G(watched));
+    /* releaseAll(): the worker's next request starts with an empty list */
+    if (!ending) php_redlock_held_start();
+    return released;
 }
 
 /* ---------- a new lock ---------- */

@@ -5,6 +5,8 @@
 # included: rsync (bench/run.sh's private build, the raw row) and php-symfony-lock (the
 # symfony row when bench/vendor is absent). bench/deps.sh adds Composer's symfony/lock.
 # python3 drives redlock(1) on a pseudo-terminal (tests/cli/jobctl.py).
+# debootstrap and dpkg-dev (apt-get source): the platform matrix
+# (tests/platforms/run.sh: a Debian 13 chroot, PHP 8.2 built ZTS from Debian's source package).
 set -euo pipefail
 pkgs=(
   php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit
@@ -12,6 +14,7 @@ pkgs=(
   libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
   man-db procps strace python3 rsync php-symfony-lock
+  debootstrap dpkg-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -252,6 +252,19 @@ if [ $quick -eq 0 ]; then
     [ -f tests/packaging/pecl_install.sh ] && step pecl-install bash tests/packaging/pecl_install.sh
   fi
 
+  if [ -f tests/platforms/run.sh ]; then
+    section "platform matrix (tests/platforms/run.sh): Debian 13 chroot (PHP 8.4, Redis 8.0 / Valkey 8.1 nodes), ZTS debug PHP 8.2, 8 threads over the embed SAPI"
+    bash tests/platforms/run.sh >"$log_dir/platforms.log" 2>&1; rc=$?
+    grep -E '^(platforms?: |    \| |FAIL)' "$log_dir/platforms.log" | grep -vE ': [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' |
+      tail -n 40 | sed "s/^/    | /"
+    # one count per entry: "platform ENTRY: N passed, N failed, N skipped"
+    pl_n=0 pl_f=0
+    while read -r pl_e pl_p pl_x pl_s; do
+      count "platform-$pl_e" "$pl_p" "$pl_x" "$pl_s"; pl_n=$((pl_n + 1)); pl_f=$((pl_f + pl_x))
+    done < <(sed -nE 's/^platform ([a-z0-9-]+): ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3 \4/p' "$log_dir/platforms.log")
+    if [ "$pl_n" -eq 0 ] || { [ "$rc" -ne 0 ] && [ "$pl_f" -eq 0 ]; }; then count platforms 0 1 0; fi
+  fi
+
   if [ -f bench/run.sh ]; then
     section "benchmark (short form: ratios printed, no pass/fail on time)"
     step bench-short bash bench/run.sh --short

@@ -224,6 +224,18 @@ final class RedLock
     public function forceRelease(string $resource): bool {}
 
     /**
+     * What request end does, for worker runtimes where one PHP request serves
+     * many (FrankenPHP worker mode, RoadRunner, Swoole, Laravel Octane): release
+     * every lock acquired with 'auto_release' that this worker (this thread, in
+     * ZTS) still holds, stop every auto_extend watchdog of this request, and
+     * flush what is unwritten. Their Lock objects turn released. Call it at the
+     * end of each request the worker serves. Never throws.
+     *
+     * @return int<0, max> how many of them a quorum confirmed released.
+     */
+    public static function releaseAll(): int {}
+
+    /**
      * The number of nodes that must agree: floor(N/2)+1. Never throws.
      *
      * @return positive-int

@@ -40,6 +40,9 @@
 # when that pid is still a redis-server: several helpers may run their own
 # node sets side by side with different state dirs.
 #
+# REDIS_SERVER: the server program (default redis-server; valkey-server runs the
+# same command lines: tests/platforms/run.sh runs the suites on Valkey nodes).
+#
 # Exit status: 0 on success; 1 on usage errors or failures; `status` exits 3
 # when some node is not up (down or paused).
 
@@ -62,7 +65,8 @@ usage() {
     exit 1
 }
 
-command -v redis-server >/dev/null || die "redis-server not found"
+REDIS_SERVER=${REDIS_SERVER:-redis-server}
+command -v "$REDIS_SERVER" >/dev/null || die "$REDIS_SERVER not found"
 command -v redis-cli >/dev/null || die "redis-cli not found"
 
 # --- helpers -----------------------------------------------------------------
@@ -92,13 +96,13 @@ proc_state() {
     sed -e 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1
 }
 
-# True when $1 is a live (non-zombie) redis-server process.
+# True when $1 is a live (non-zombie) redis-server (or valkey-server) process.
 is_redis_pid() {
     local pid=$1 st
     case "$pid" in ''|*[!0-9]*) return 1 ;; esac
     st=$(proc_state "$pid")
     [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'redis-server'
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE '(redis|valkey)-server'
 }
 
 # The redis-server command line of every test node: NAME on 127.0.0.1:PORT, no
@@ -288,7 +292,7 @@ launch() {
     logpos=$(stat -c %s "$DIR/node$i.log" 2>/dev/null || echo 0)
     kind=$(tls_kind_of "$i")
     redis_args "$port" "$DIR" "node$i" "$kind" "$DIR/tls"
-    redis-server "${REDIS_ARGS[@]}" --daemonize yes --pidfile "$DIR/node$i.pid" \
+    "$REDIS_SERVER" "${REDIS_ARGS[@]}" --daemonize yes --pidfile "$DIR/node$i.pid" \
         >/dev/null 2>&1 9>&- || return 1
     for ((t = 0; t < WAIT_TENTHS; t++)); do
         pid=$(pid_of "$i")
@@ -540,7 +544,7 @@ case "$cmd" in
         case "$1" in ''|*[!0-9]*) die "run: PORT must be a number" ;; esac
         [ -d "$2" ] || die "run: no directory $2"
         redis_args "$1" "$2" "$3"
-        exec redis-server "${REDIS_ARGS[@]}" --daemonize no
+        exec "$REDIS_SERVER" "${REDIS_ARGS[@]}" --daemonize no
         ;;
     run-tls)
         [ $# -eq 5 ] || usage
@@ -549,7 +553,7 @@ case "$cmd" in
         [ -f "$4/.complete" ] || die "run-tls: no certificates in $4 (tests/nodes.sh certs $4)"
         case "$5" in tls|mtls|expired) ;; *) die "run-tls: KIND is tls, mtls or expired" ;; esac
         redis_args "$1" "$2" "$3" "$5" "$4"
-        exec redis-server "${REDIS_ARGS[@]}" --daemonize no
+        exec "$REDIS_SERVER" "${REDIS_ARGS[@]}" --daemonize no
         ;;
     env)
         [ $# -eq 0 ] || usage

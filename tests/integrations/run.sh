@@ -52,6 +52,8 @@ declare -A adapter=([symfony-6.4]=symfony [symfony-7]=symfony [laravel-12]=larav
 declare -A name=([symfony]=redlock/symfony-lock [laravel]=redlock/laravel-lock)
 declare -A framework=([symfony-6.4]=symfony/lock [symfony-7]=symfony/lock [laravel-12]=laravel/framework)
 declare -A constraint=([symfony-6.4]=6.4.* [symfony-7]=^7.0 [laravel-12]=12.*)
+# what a suite's tests need besides: the Symfony ones, http-kernel's ServicesResetter (what kernel.reset runs)
+declare -A extra=([symfony-6.4]=', "symfony/http-kernel": "6.4.*"' [symfony-7]=', "symfony/http-kernel": "^7.0"')
 
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(symfony-6.4 symfony-7 laravel-12)
@@ -67,7 +69,7 @@ for s in "${suites[@]}"; do
     "name": "redlock-tests/$s",
     "type": "project",
     "repositories": [{"type": "path", "url": "$root/integrations/$a", "options": {"symlink": true}}],
-    "require": {"${name[$a]}": "*@dev", "${framework[$s]}": "${constraint[$s]}"},
+    "require": {"${name[$a]}": "*@dev", "${framework[$s]}": "${constraint[$s]}"${extra[$s]:-}},
     "config": {"allow-plugins": false}
 }
 JSON

@@ -227,6 +227,11 @@ $mode = PHP_ZTS ? 'zts' : 'nts';
 if (($ext->{"support-$mode"} ?? true) !== true) {
     $p[] = "the tests run on an " . strtoupper($mode) . " PHP but support-$mode is not true";
 }
+// the other mode is tested by the platform matrix: ZTS by its ZTS debug PHP (tests/platforms/run.sh)
+if (!PHP_ZTS && ($ext->{'support-zts'} ?? true) === true
+    && !preg_match('/^ZTS_CONFIGURE="[^"]*--enable-zts/m', (string) @file_get_contents(__DIR__ . '/../platforms/run.sh'))) {
+    $p[] = 'support-zts is true but no ZTS PHP runs the tests (tests/platforms/run.sh builds one)';
+}
 foreach (['zts', 'nts'] as $k) {
     if (!is_bool($ext->{"support-$k"} ?? null)) {
         $p[] = "support-$k not set (PIE assumes true when absent)";

@@ -23,13 +23,28 @@ use Illuminate\Support\ServiceProvider;
  * ['retry_count' => 0]), 'forever_seconds' (the TTL of a lock without
  * expiry, default 86400), 'prefix' (default: the cache prefix; 'options'
  * => ['prefix' => ...] wins).
+ *
+ * Laravel Octane (one PHP request serves many): at the end of each request and
+ * task (Octane's RequestTerminated, TaskTerminated) \RedLock::releaseAll() does
+ * what request end does under PHP-FPM: it releases the locks this worker took
+ * with 'auto_release'. The driver's own locks are taken without it and outlive
+ * the request in both.
  */
 class RedLockServiceProvider extends ServiceProvider
 {
+    /** Octane's events, by name: Octane need not be installed. */
+    public const OCTANE_EVENTS = [
+        'Laravel\\Octane\\Events\\RequestTerminated',
+        'Laravel\\Octane\\Events\\TaskTerminated',
+    ];
+
     public function register(): void
     {
         // before any provider boots, so the driver is there whenever the cache is used
         $this->app->booting(function ($app): void {
+            $app->make('events')->listen(self::OCTANE_EVENTS, static function (): void {
+                \RedLock::releaseAll();
+            });
             $app->make('cache')->extend('redlock', function ($app, array $config) {
                 /** @var CacheManager $this */
                 return $this->repository(RedLockStore::fromConfig($config, $this->getPrefix($config) ?? ''), $config);

@@ -357,4 +357,29 @@ final class LockTest extends TestCase
         $this->expectException(\RedLock\QuorumException::class);
         Cache::lock('foo', 10)->get();
     }
+
+    /**
+     * Octane: one PHP request serves many, and Octane's RequestTerminated /
+     * TaskTerminated end each of them; the provider's listener releases then
+     * what request end would under PHP-FPM (the worker's auto_release locks).
+     * The driver's locks outlive it, as they outlive request end.
+     */
+    public function testOctaneTerminatedEventsReleaseTheWorkersAutoReleaseLocks(): void
+    {
+        $app = MinimalApp::boot();
+        $redlock = new \RedLock(\TestNodes::$nodes, ['prefix' => \IntegrationSupport::prefix('laravel')]);
+        $driverLock = Cache::lock('foo', 60);
+        $this->assertTrue($driverLock->get());
+        $events = ['Laravel\\Octane\\Events\\RequestTerminated', 'Laravel\\Octane\\Events\\TaskTerminated'];
+        foreach ([...$events, ...$events] as $i => $event) {
+            $lock = $redlock->lock('octane:app', 60000);
+            $this->assertNotNull($lock, "round $i: the lock survived the previous $event");
+            // Octane's events carry the application, request and response: not needed here
+            $app['events']->dispatch((new \ReflectionClass($event))->newInstanceWithoutConstructor());
+            $this->assertTrue($lock->isReleased(), "$event did not release");
+            $this->assertTrue(\TestNodes::waitFor(fn() => \TestNodes::present($this->key('octane:app')) === 0, 2.0));
+            $this->assertFalse(Cache::lock('foo', 10)->get(), "$event released the driver's lock");
+        }
+        $this->assertTrue($driverLock->release());
+    }
 }

@@ -16,6 +16,7 @@ use Symfony\Component\Lock\Exception\LockReleasingException;
 use Symfony\Component\Lock\Exception\LockStorageException;
 use Symfony\Component\Lock\Key;
 use Symfony\Component\Lock\PersistingStoreInterface;
+use Symfony\Contracts\Service\ResetInterface;
 
 /**
  * A Symfony Lock store on the redlock extension: each lock is a RedLock over
@@ -45,8 +46,13 @@ use Symfony\Component\Lock\PersistingStoreInterface;
  * cadence) until it gets the lock. 'token' and 'auto_release' => true cannot
  * be given: the store manages tokens, and its locks are never released at
  * request end.
+ *
+ * Worker runtimes (FrankenPHP worker mode, RoadRunner, Swoole: one PHP request
+ * serves many): the store is a ResetInterface service, so autoconfiguration tags
+ * it kernel.reset and reset() runs between two requests; it calls
+ * \RedLock::releaseAll(), what request end does under PHP-FPM.
  */
-final class RedLockStore implements PersistingStoreInterface, BlockingStoreInterface
+final class RedLockStore implements PersistingStoreInterface, BlockingStoreInterface, ResetInterface
 {
     /** The Key state entry: ['token' => string, 'fence' => ?int]. */
     private const STATE = self::class;
@@ -88,6 +94,18 @@ final class RedLockStore implements PersistingStoreInterface, BlockingStoreInter
     public static function getFence(Key $key): ?int
     {
         return $key->hasState(self::STATE) ? $key->getState(self::STATE)['fence'] : null;
+    }
+
+    /**
+     * kernel.reset: the end of one request of a worker. Releases every lock
+     * this worker (thread, in ZTS) took with 'auto_release' (the application's
+     * own \RedLock::lock() calls) and stops their watchdogs, as request end does
+     * under PHP-FPM. This store's own locks are taken without 'auto_release':
+     * they outlive the request here as they do there (until delete() or their TTL).
+     */
+    public function reset(): void
+    {
+        \RedLock::releaseAll();
     }
 
     public function save(Key $key): void

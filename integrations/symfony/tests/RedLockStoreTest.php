@@ -12,7 +12,9 @@ use Symfony\Component\Lock\Exception\LockConflictedException;
 use Symfony\Component\Lock\Exception\LockExpiredException;
 use Symfony\Component\Lock\Exception\LockStorageException;
 use Symfony\Component\Lock\Key;
+use Symfony\Component\HttpKernel\DependencyInjection\ServicesResetter;
 use Symfony\Component\Lock\LockFactory;
+use Symfony\Contracts\Service\ResetInterface;
 
 /** What the adapter adds beyond Symfony's store contract: state in the Key, processes, defaults, errors. */
 final class RedLockStoreTest extends TestCase
@@ -267,5 +269,36 @@ final class RedLockStoreTest extends TestCase
         }
         $this->assertGreaterThan(250, (hrtime(true) - $t0) / 1e6);
         StoreFactory::create()->delete($holder);
+    }
+
+    /**
+     * Worker runtimes: kernel.reset between two requests releases what request end
+     * would (the worker's auto_release locks), through the kernel's own resetter
+     * (services_resetter, which calls reset() on every service tagged kernel.reset);
+     * the store's locks outlive it, as they outlive request end under PHP-FPM.
+     */
+    public function testKernelResetReleasesTheWorkersAutoReleaseLocks(): void
+    {
+        $redlock = new \RedLock(\TestNodes::$nodes, ['prefix' => \IntegrationSupport::prefix('symfony')]);
+        $store = new RedLockStore($redlock);
+        $this->assertInstanceOf(ResetInterface::class, $store);
+        $resetter = new ServicesResetter(new \ArrayIterator(['redlock.store' => $store]), ['redlock.store' => 'reset']);
+        $key = new Key($this->resource());
+        $mine = $this->resource();
+        for ($request = 1; $request <= 3; $request++) {
+            // a request of the worker: the application's own lock (auto_release), and a store lock
+            $lock = $redlock->lock($mine, 60000);
+            $this->assertNotNull($lock, "request $request: the lock survived the previous kernel.reset");
+            if ($request === 1) {
+                $store->save($key);
+            }
+            $this->assertTrue(\TestNodes::waitFor(fn() => \TestNodes::present($this->prefixed($mine)) === 5, 2.0));
+            $resetter->reset();
+            $this->assertTrue($lock->isReleased());
+            $this->assertTrue(\TestNodes::waitFor(fn() => \TestNodes::present($this->prefixed($mine)) === 0, 2.0));
+            $this->assertTrue($store->exists($key), "request $request: kernel.reset released the store's lock");
+        }
+        $store->delete($key);
+        $this->assertFalse($store->exists($key));
     }
 }
