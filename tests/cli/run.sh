@@ -110,6 +110,18 @@ all_gone() { local p s; for p; do s=$(pstate "$p"); [ -n "$s" ] && [ "$s" != Z ]
 is_stopped() { [ "$(pstate "$1")" = T ]; }
 is_running() { local s; s=$(pstate "$1"); [ -n "$s" ] && [ "$s" != T ] && [ "$s" != Z ]; }
 lines() { wc -l <"$1" 2>/dev/null || echo 0; }
+ticks_at_least() { [ "$(lines "$1")" -ge "$2" ]; }
+# wait for background child $1, at most $2 s (default 30): past that it is SIGKILLed (its COMMAND dies
+# with it) and the wait returns 137, so a check that went wrong fails instead of hanging the suite
+bwait() {
+  local pid=$1 end=$(( $(ms) + ${2:-30} * 1000 ))
+  while kill -0 "$pid" 2>/dev/null && [ "$(pstate "$pid")" != Z ] && [ "$(ms)" -lt "$end" ]; do sleep 0.05; done
+  if kill -0 "$pid" 2>/dev/null && [ "$(pstate "$pid")" != Z ]; then
+    echo "bwait: pid $pid still running after ${2:-30} s: killed" >&2
+    kill -CONT "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid"
+}
 
 echo "binary: $BIN"
 echo "nodes: $REDLOCK_TEST_NODES"
@@ -223,7 +235,7 @@ sleep 0.5
 touch "$tmp/go"; t0=$(ms)
 wait "$wpid"; rc=$?; took=$(( $(ms) - t0 ))
 check wait_acquires_after_release '[ $rc -eq 0 ] && [ -e "$tmp/waited" ] && [ $took -lt 2000 ]' "rc=$rc took=${took}ms after the release"
-wait "$bg"; rc=$?
+bwait "$bg"; rc=$?
 check holder_exit_0 '[ $rc -eq 0 ]' "rc=$rc"
 "$BIN" --check "$r"; rc=$?
 check check_unlocked_1 '[ $rc -eq 1 ]' "rc=$rc"
@@ -289,7 +301,7 @@ for sig in INT TERM HUP QUIT USR1 USR2; do
     wait_until 3000 file_has "$tmp/ready"
     started_pids+=("$(cat "$tmp/ready")")
     kill -"$sig" "$bg"
-    wait "$bg"; rc=$?
+    bwait "$bg"; rc=$?
     check "forward_sig$sig" '[ $rc -eq 42 ] && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc keys=$(keys_on "$r")"
 done
 # a signal the caller ignores (nohup) is not forwarded
@@ -297,20 +309,20 @@ r=$(res sigign); rm -f "$tmp/ready"
 env --ignore-signal=HUP "$BIN" "$r" -- sh -c 'touch '"$tmp/ready"'; sleep 1; exit 5' & bg=$!; started_pids+=("$bg")
 wait_until 3000 test -e "$tmp/ready"
 kill -HUP "$bg"
-wait "$bg"; rc=$?
+bwait "$bg"; rc=$?
 check ignored_signal_not_forwarded '[ $rc -eq 5 ]' "rc=$rc"
 
 # ---- job control: COMMAND never runs while redlock is stopped; continued, it goes on only under a confirmed lock ----
 # COMMAND of the stop checks: one process, not a shell (a shell's vfork child stopped before its exec
 # keeps the shell itself from stopping, under any job-control shell). It writes its pid to $1, "ready" on
-# stdout, then a line to $2 every 50 ms, $3 times (0: until killed).
+# stdout, then a line to $2 every 50 ms, $3 times (0: until killed; the checks give a bound).
 ticker=(perl -e 'open(P, ">", $ARGV[0]) or die; print P "$$\n"; close P; open(T, ">>", $ARGV[1]) or die;
     select(T); $| = 1; select(STDOUT); $| = 1; print "ready\n";
     for (my $i = 0; !$ARGV[2] || $i < $ARGV[2]; $i++) { print T "x\n"; select(undef, undef, undef, 0.05) }')
-tick_cmd=("${ticker[@]}" "$tmp/cpid" "$tmp/ticks" 0)
+tick_cmd=("${ticker[@]}" "$tmp/cpid" "$tmp/ticks" 600) # 30 s at most
 r=$(res tstp); rm -f "$tmp/cpid" "$tmp/ticks"
 start_bg -t 3000 "$r" -- "${tick_cmd[@]}" >/dev/null
-wait_until 3000 file_has "$tmp/ticks"
+wait_until 3000 ticks_at_least "$tmp/ticks" 3 # COMMAND runs under the watched lock
 cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
 kill -TSTP "$bg"
 wait_until 2000 is_stopped "$bg"; sr=$(pstate "$bg"); sc=$(pstate "$cpid")
@@ -321,21 +333,21 @@ wait_until 2000 is_running "$cpid"
 n3=$(lines "$tmp/ticks"); sleep 0.2; n4=$(lines "$tmp/ticks")
 tokn=$(rcli "${NODES[0]}" GET "$r")
 check sigcont_continues_command_locked 'is_running "$bg" && [ "$n4" -gt "$n3" ] && [ -n "$tokn" ] && [ "$(held_on "$r" "$tokn")" -eq 5 ]' "redlock '$(pstate "$bg")', ticks $n3 -> $n4, held on $(held_on "$r" "$tokn")"
-kill -TERM "$bg"; wait "$bg"; rc=$?
+kill -TERM "$bg"; bwait "$bg"; rc=$?
 check sigterm_after_continue '[ $rc -eq 143 ] && [ "$(keys_on "$r")" -eq 0 ]' "rc=$rc"
 # stopped past the TTL: another redlock takes the lock meanwhile; when continued, redlock finds it gone
 # and kills COMMAND where it stands (never resumed without the lock), exit 70
 r=$(res tstplost); rm -f "$tmp/cpid" "$tmp/ticks"
 start_bg -t 1000 "$r" -- "${tick_cmd[@]}" >/dev/null
-wait_until 3000 file_has "$tmp/ticks"
+wait_until 3000 ticks_at_least "$tmp/ticks" 3
 cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
-kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"
+kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"; sr=$(pstate "$bg")
 n1=$(lines "$tmp/ticks")
 "$BIN" -w 4000 "$r" -- true; rc2=$? # acquires once the TTL (1 s) of the stopped one's lock ran out
 n2=$(lines "$tmp/ticks")
-kill -CONT "$bg"; wait "$bg"; rc=$?
+kill -CONT "$bg"; bwait "$bg"; rc=$?
 n3=$(lines "$tmp/ticks")
-check stopped_past_ttl_command_never_resumed '[ $rc2 -eq 0 ] && [ "$n1" = "$n2" ] && [ "$n2" = "$n3" ] && [ $rc -eq 70 ] && all_gone "$cpid"' "second redlock rc=$rc2, ticks $n1 -> $n2 (while stopped) -> $n3 (after SIGCONT), rc=$rc, COMMAND '$(pstate "$cpid")'"
+check stopped_past_ttl_command_never_resumed '[ "$sr" = T ] && [ $rc2 -eq 0 ] && [ "$n1" = "$n2" ] && [ "$n2" = "$n3" ] && [ $rc -eq 70 ] && all_gone "$cpid"' "redlock '$sr' after SIGTSTP, second redlock rc=$rc2, ticks $n1 -> $n2 (while stopped) -> $n3 (after SIGCONT), rc=$rc, COMMAND '$(pstate "$cpid")'"
 check stopped_past_ttl_message 'grep -q "lost the lock" "$tmp/bgerr" && grep -q "SIGKILL" "$tmp/bgerr"' "$(cat "$tmp/bgerr")"
 
 # ---- the terminal (a pty, driven by tests/cli/jobctl.py, a tiny job-control shell) ----
@@ -380,7 +392,7 @@ for sig in TERM INT HUP; do
     sleep 0.5
     kill -"$sig" "$bg"; t0=$(ms)
     [ "$sig" = INT ] && for i in 0 1 2; do rcli "${NODES[$i]}" DEL "$pfx$r" >/dev/null; done
-    wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
+    bwait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
     want=$(( 128 + $(kill -l "$sig") ))
     ours=$(( $(keys_on "$pfx$r") - $(held_on "$pfx$r" foreign) )); fenced=$(fence_keys "$pfx")
     check "wait_ended_by_sig$sig" '[ $rc -eq $want ] && [ $took -lt 2000 ] && [ ! -e "$tmp/ran" ] && [ "$fenced" = 0 ]' "rc=$rc (want $want) took=${took}ms after the signal, COMMAND ran: $([ -e "$tmp/ran" ] && echo yes || echo no), lock taken (fence counter on $fenced nodes)"
@@ -393,7 +405,7 @@ r=$(res lost); rm -f "$tmp/ready" "$tmp/term"
 start_bg -t 1000 --kill-grace 3000 "$r" -- sh -c 'trap "echo TERM >'"$tmp/term"'; exit 5" TERM; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
 wait_until 3000 test -e "$tmp/ready"
 pause3; t0=$(ms)
-wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
+bwait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
 resume3
 check lost_exit_70 '[ $rc -eq 70 ]' "rc=$rc"
 check lost_sigterm_to_command '[ -s "$tmp/term" ]'
@@ -402,7 +414,7 @@ r=$(res lost2); rm -f "$tmp/ready" "$tmp/cpid"
 start_bg -t 1000 --kill-grace 700 "$r" -- sh -c 'trap "" TERM; echo $$ >'"$tmp/cpid"'; touch '"$tmp/ready"'; while :; do sleep 0.05; done'
 wait_until 3000 test -e "$tmp/ready"
 t0=$(ms); pause3 # from before the pause: the loss (and so the grace) may begin while the nodes are being paused
-wait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
+bwait "$bg"; rc=$?; took=$(( $(ms) - t0 ))
 resume3
 cpid=$(cat "$tmp/cpid")
 sleep 0.1
@@ -429,7 +441,7 @@ wait_until 3000 file_has "$tmp/cpids"
 read -r cpid gpid <"$tmp/cpids"; started_pids+=("$cpid" "$gpid")
 sleep 1.2 # past the ttl: extended
 before=$(keys_on "$r")
-kill -KILL "$bg"; wait "$bg" 2>/dev/null; t0=$(ms)
+kill -KILL "$bg"; bwait "$bg" 2>/dev/null; t0=$(ms)
 maxp=0; for a in "${NODES[@]}"; do p=$(rcli "$a" PTTL "$r"); [ "${p:-0}" -gt "$maxp" ] && maxp=$p; done
 wait_until 1000 all_gone "$cpid" "$gpid"
 check command_dies_with_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after redlock's SIGKILL"
@@ -442,7 +454,7 @@ start_bg -t 3000 "$r" -- sh -c 'sleep 30 & echo "$$ $!" >'"$tmp/cpids"'; wait'
 wait_until 3000 file_has "$tmp/cpids"
 read -r cpid gpid <"$tmp/cpids"; started_pids+=("$cpid" "$gpid")
 kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"
-kill -KILL "$bg"; wait "$bg" 2>/dev/null
+kill -KILL "$bg"; bwait "$bg" 2>/dev/null
 wait_until 1000 all_gone "$cpid" "$gpid"
 check command_dies_with_stopped_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after SIGKILL to the stopped redlock"
 
