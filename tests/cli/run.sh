@@ -103,6 +103,13 @@ resume3() { for i in 1 2 3; do bash tests/nodes.sh resume "$i" >/dev/null; done;
 # start redlock in the background with default INT and QUIT handling (a
 # non-interactive shell starts background jobs with them ignored); sets $bg
 start_bg() { env --default-signal=INT,TERM,HUP,QUIT "$BIN" "$@" 2>"$tmp/bgerr" & bg=$!; started_pids+=("$bg"); }
+# the same, redlock in a process group of its own whose parent (this script) is in another group of
+# the session, as a shell's job is: it can stop (the kernel drops SIGTSTP for an orphaned group, which
+# this script's own may be: under setsid, or once the process that started it is gone)
+start_bg_job() {
+  perl -e 'setpgrp(0, 0) or die "setpgrp: $!"; exec @ARGV or die "exec: $!"' -- \
+    env --default-signal=INT,TERM,HUP,QUIT "$BIN" "$@" 2>"$tmp/bgerr" & bg=$!; started_pids+=("$bg")
+}
 # a process's state letter (R, S, T stopped, Z ...); empty when it is gone
 pstate() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
 # gone: no such process, or a zombie (a dead orphan stays one under an init that does not reap)
@@ -321,7 +328,7 @@ ticker=(perl -e 'open(P, ">", $ARGV[0]) or die; print P "$$\n"; close P; open(T,
     for (my $i = 0; !$ARGV[2] || $i < $ARGV[2]; $i++) { print T "x\n"; select(undef, undef, undef, 0.05) }')
 tick_cmd=("${ticker[@]}" "$tmp/cpid" "$tmp/ticks" 600) # 30 s at most
 r=$(res tstp); rm -f "$tmp/cpid" "$tmp/ticks"
-start_bg -t 3000 "$r" -- "${tick_cmd[@]}" >/dev/null
+start_bg_job -t 3000 "$r" -- "${tick_cmd[@]}" >/dev/null
 wait_until 3000 ticks_at_least "$tmp/ticks" 3 # COMMAND runs under the watched lock
 cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
 kill -TSTP "$bg"
@@ -338,7 +345,7 @@ check sigterm_after_continue '[ $rc -eq 143 ] && [ "$(keys_on "$r")" -eq 0 ]' "r
 # stopped past the TTL: another redlock takes the lock meanwhile; when continued, redlock finds it gone
 # and kills COMMAND where it stands (never resumed without the lock), exit 70
 r=$(res tstplost); rm -f "$tmp/cpid" "$tmp/ticks"
-start_bg -t 1000 "$r" -- "${tick_cmd[@]}" >/dev/null
+start_bg_job -t 1000 "$r" -- "${tick_cmd[@]}" >/dev/null
 wait_until 3000 ticks_at_least "$tmp/ticks" 3
 cpid=$(cat "$tmp/cpid"); started_pids+=("$cpid")
 kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"; sr=$(pstate "$bg")
@@ -450,7 +457,7 @@ left=$(keys_on "$r")
 check redlock_sigkill_expires_by_ttl '[ "$before" -eq 5 ] && [ "$maxp" -gt 0 ] && [ "$maxp" -le 1000 ] && [ "$left" -eq 0 ]' "before=$before pttl after kill=$maxp left=$left"
 # also when redlock is killed while stopped with COMMAND's group
 r=$(res killstopped); rm -f "$tmp/cpids"
-start_bg -t 3000 "$r" -- sh -c 'sleep 30 & echo "$$ $!" >'"$tmp/cpids"'; wait'
+start_bg_job -t 3000 "$r" -- sh -c 'sleep 30 & echo "$$ $!" >'"$tmp/cpids"'; wait'
 wait_until 3000 file_has "$tmp/cpids"
 read -r cpid gpid <"$tmp/cpids"; started_pids+=("$cpid" "$gpid")
 kill -TSTP "$bg"; wait_until 2000 is_stopped "$bg"
