@@ -48,6 +48,24 @@ static void interrupt_again(void)
 #endif
 }
 
+/* A delivery that cannot run now (an exception in flight): asked again at
+ * the next interrupt point, unless the engine made no progress since the
+ * last time (an interrupt check that repeats at one opline while the
+ * exception is handled would spin): then at the next interrupt of any kind. */
+ZEND_TLS const zend_op *defer_op;
+ZEND_TLS uint32_t defer_n;
+static void defer(void)
+{
+    const zend_op *op = EG(current_execute_data) ? EG(current_execute_data)->opline : NULL;
+    if (op != defer_op) {
+        defer_op = op;
+        defer_n = 0;
+    } else if (++defer_n > 8) {
+        return;
+    }
+    interrupt_again();
+}
+
 php_redlock_lost *php_redlock_lost_new(const php_redlock_opts *o, bool synchronized)
 {
     const zval *h = &o->on_lost;
@@ -135,11 +153,12 @@ static void deliver(void)
     while ((lost = next_pending(&more))) {
         if (EG(exception) || !EG(current_execute_data)) {
             /* no user code now: at the next point where it can run */
-            interrupt_again();
+            defer();
             return;
         }
         php_redlock_lock_obj *l = php_redlock_lock_from_obj(lost->lock);
         lost->done = true; /* once, also when the callable re-enters */
+        defer_op = NULL;
         if (Z_TYPE(lost->handler) == IS_TRUE) {
             rl_watch_status st;
             rl_watch_status_get(l->watch, &st);
@@ -156,7 +175,7 @@ static void deliver(void)
             zval_ptr_dtor(&fn);
         }
         if (EG(exception)) {
-            if (more) interrupt_again(); /* the others at the next point */
+            if (more) defer(); /* the others at the next point */
             return;
         }
     }
