@@ -251,6 +251,8 @@ void php_redlock_lost_cb(void *arg);
 void php_redlock_lost_attach(php_redlock_lock_obj *l, php_redlock_lost *lost);
 /* Nothing more for l (release()): its watch is stopped already. */
 void php_redlock_lost_forget(php_redlock_lock_obj *l);
+/* Nothing more for any lock of this request (every watch stopped: request end, releaseAll()). */
+void php_redlock_lost_forget_all(void);
 
 /* The TTL argument of lock(), synchronized() and extend(): 1 ... INT32_MAX. */
 zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn);

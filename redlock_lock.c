@@ -160,6 +160,7 @@ void php_redlock_watch_stop_all(void)
     } ZEND_HASH_FOREACH_END();
     zend_hash_destroy(&REDLOCK_G(watched));
     zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
+    php_redlock_lost_forget_all(); /* a loss already flagged is not told after this either */
     rl_watchdog_drop_idle(); /* the watchdog's connections of non-persistent objects */
 }
 

@@ -125,6 +125,15 @@ void php_redlock_lost_forget(php_redlock_lock_obj *l)
     if (l->lost && REDLOCK_G(lost_active)) zend_hash_index_del(&REDLOCK_G(lost), l->lost->id);
 }
 
+void php_redlock_lost_forget_all(void)
+{
+    php_redlock_lost *lost;
+    if (!REDLOCK_G(lost_active)) return;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(lost), lost) {
+        lost->done = true;
+    } ZEND_HASH_FOREACH_END();
+}
+
 /* The next lost lock of this request to tell, or NULL. */
 static php_redlock_lost *next_pending(bool *more)
 {
