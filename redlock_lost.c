@@ -160,8 +160,10 @@ static void deliver(void)
     bool more;
     php_redlock_lost *lost;
     while ((lost = next_pending(&more))) {
-        if (EG(exception) || !EG(current_execute_data)) {
-            /* no user code now: at the next point where it can run */
+        const zend_execute_data *ex = EG(current_execute_data);
+        if (EG(exception) || !ex || !ex->func || !ZEND_USER_CODE(ex->func->common.type)) {
+            /* no user code now (an exception in flight; no user frame: an
+             * uncaught exception being reported): at the next point where it can run */
             defer();
             return;
         }

@@ -12,8 +12,9 @@ $rl = rl_new(['retry_count' => 0]);
 $res = rl_name('lost-fork');
 $out = sys_get_temp_dir() . '/rl-lost-fork-' . getmypid();
 @unlink($out);
-$l = $rl->lock($res, 300, ['on_lost' => 'throw']);
-$l2 = $rl->lock($res . ':cb', 300, ['on_lost' => function () use ($out) {
+$ttl = (int) rl_slack(300); // fork() must come before the validity ends
+$l = $rl->lock($res, $ttl, ['on_lost' => 'throw']);
+$l2 = $rl->lock($res . ':cb', $ttl, ['on_lost' => function () use ($out) {
     if (getmypid() !== $GLOBALS['parent']) file_put_contents($out . '.cb', 'called in child');
 }]);
 $parent = getmypid();
@@ -21,7 +22,7 @@ $pid = pcntl_fork();
 if ($pid === 0) {
     $t0 = hrtime(true);
     try {
-        while (rl_ms($t0) < 800) {
+        while (rl_ms($t0) < $ttl + 500) {
         }
         file_put_contents($out, 'child: nothing');
     } catch (Throwable $e) {
@@ -31,7 +32,7 @@ if ($pid === 0) {
 }
 $t0 = hrtime(true);
 try {
-    while (rl_ms($t0) < 3000) {
+    while (rl_ms($t0) < $ttl + 3000) {
     }
     echo "parent: nothing\n";
 } catch (RedLock\LockLostException $e) {
