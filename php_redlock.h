@@ -21,6 +21,8 @@ extern zend_module_entry redlock_module_entry;
  *          STRING  min ... max bytes, no NUL
  *          TLS     an array of TLS settings (REDLOCK_TLS_SETTINGS below);
  *                  no INI entry, no global
+ *          LOST    'throw', a callable or null (API.md "Lock lost"); its INI
+ *                  entry takes "throw" or "" only (a callable has no INI form)
  *   where  CALL    constructor and per call (lock(), synchronized())
  *          CTOR    constructor only (a \ValueError per call)
  *          PERCALL per call only (a \ValueError in the constructor); no INI entry, no global
@@ -43,6 +45,7 @@ extern zend_module_entry redlock_module_entry;
     X(max_hold,        LONG,   CALL, "0",    0, INT_MAX)                     \
     X(wake_on_release, BOOL,   CALL, "1",    0, 1)                           \
     X(token,           STRING, PERCALL, "",  RL_TOKEN_MIN, RL_TOKEN_MAX) \
+    X(on_lost,         LOST,   CALL, "",     0, 0)                           \
     X(tls,             TLS,    CTOR, NULL,   0, 0)
 
 /* Every TLS setting, once: the keys of the "tls" option and of a node's "tls"
@@ -70,6 +73,7 @@ extern zend_module_entry redlock_module_entry;
 #define REDLOCK_GLOBAL_TYPE_DOUBLE double
 #define REDLOCK_GLOBAL_TYPE_BOOL bool
 #define REDLOCK_GLOBAL_TYPE_STRING char *
+#define REDLOCK_GLOBAL_TYPE_LOST bool /* redlock.on_lost=throw */
 /* REDLOCK_IF_INI_<where>(x): x for the options that have an INI entry (and a global) */
 #define REDLOCK_IF_INI_CALL(x) x
 #define REDLOCK_IF_INI_CTOR(x) x
@@ -78,6 +82,7 @@ extern zend_module_entry redlock_module_entry;
 #define REDLOCK_GLOBAL_DOUBLE(name) REDLOCK_GLOBAL_TYPE_DOUBLE name;
 #define REDLOCK_GLOBAL_BOOL(name) REDLOCK_GLOBAL_TYPE_BOOL name;
 #define REDLOCK_GLOBAL_STRING(name) REDLOCK_GLOBAL_TYPE_STRING name;
+#define REDLOCK_GLOBAL_LOST(name) REDLOCK_GLOBAL_TYPE_LOST name;
 #define REDLOCK_GLOBAL_TLS(name) /* no INI default */
 #define REDLOCK_OPTION_GLOBAL(name, type, where, ini, min, max) REDLOCK_IF_INI_##where(REDLOCK_GLOBAL_##type(name))
 
@@ -98,6 +103,9 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
      * in it (rl_watch*), stopped at request end */
     HashTable watched;
     bool held_active;
+    /* per request: the locks with on_lost (redlock_lost.c); id -> php_redlock_lost* */
+    HashTable lost;
+    bool lost_active;
     uint64_t next_held_id;
     uint64_t request_id;
 ZEND_END_MODULE_GLOBALS(redlock)

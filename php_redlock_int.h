@@ -35,6 +35,7 @@ extern zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_OPT_TYPE_BOOL bool
 #define REDLOCK_OPT_TYPE_STRING zend_string *
 #define REDLOCK_OPT_TYPE_TLS HashTable * /* validated settings (php_redlock_tls_parse), or NULL */
+#define REDLOCK_OPT_TYPE_LOST zval /* UNDEF: not given, NULL: off, TRUE: 'throw', else the callable */
 
 /* The options of one RedLock or one call. */
 typedef struct php_redlock_opts {
@@ -50,7 +51,7 @@ typedef enum php_redlock_opt_id {
     REDLOCK_OPT_COUNT
 } php_redlock_opt_id;
 
-typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING, REDLOCK_TLS } php_redlock_opt_type;
+typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING, REDLOCK_TLS, REDLOCK_LOST } php_redlock_opt_type;
 
 /* where an option may be given: bits of php_redlock_opt_def.where */
 enum { REDLOCK_IN_CTOR = 1, REDLOCK_IN_CALL = 2 };
@@ -92,6 +93,7 @@ ZEND_INI_MH(php_redlock_ini_update_LONG);
 ZEND_INI_MH(php_redlock_ini_update_DOUBLE);
 #define php_redlock_ini_update_BOOL OnUpdateBool
 ZEND_INI_MH(php_redlock_ini_update_STRING);
+ZEND_INI_MH(php_redlock_ini_update_LOST);
 
 /* ---------- nodes, the connection pool and groups (redlock_nodes.c) ---------- */
 
@@ -195,7 +197,8 @@ typedef struct php_redlock_lock_obj {
     bool released;
     uint64_t fork_gen; /* a lock belongs to the process that acquired it */
     uint64_t held_id;  /* entry in the request-end release list, 0 when none */
-    rl_watch *watch;   /* auto_extend: the watchdog's handle (validity follows it), else NULL */
+    rl_watch *watch;   /* auto_extend or on_lost: the watchdog's handle (validity follows it), else NULL */
+    struct php_redlock_lost *lost; /* on_lost: its delivery (redlock_lost.c), else NULL */
     zend_object std;
 } php_redlock_lock_obj;
 
@@ -216,7 +219,7 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
  * connections, made from copies of g's node settings). NULL when it could
  * not (out of memory, no thread). */
 rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
-                                  const php_redlock_opts *o);
+                                  const php_redlock_opts *o, struct php_redlock_lost *lost);
 /* Request end: stop watching every lock this request acquired (before they are released). */
 void php_redlock_watch_stop_all(void);
 /* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
@@ -235,6 +238,27 @@ void php_redlock_held_start(void);
 int php_redlock_held_release_all(bool ending);
 /* Request end's flush of the pool (RSHUTDOWN, releaseAll()): see redlock.c. */
 void php_redlock_pool_flush(void);
+/* ---------- on_lost (redlock_lost.c) ---------- */
+
+typedef struct php_redlock_lost php_redlock_lost;
+/* MINIT/MSHUTDOWN: chain zend_interrupt_function; RINIT/RSHUTDOWN: the request's list. */
+void php_redlock_lost_minit(void);
+void php_redlock_lost_mshutdown(void);
+void php_redlock_lost_rinit(void);
+void php_redlock_lost_rshutdown(void);
+/* The delivery a new lock needs (o's on_lost; synchronized() with
+ * auto_extend: 'throw' unless told), or NULL: nothing to do (the hot path). */
+php_redlock_lost *php_redlock_lost_new(const php_redlock_opts *o, bool synchronized);
+void php_redlock_lost_free(php_redlock_lost *lost);
+/* For the watchdog (rl_watch_spec.on_lost): the lock is lost, tell its thread. */
+void php_redlock_lost_cb(void *arg);
+/* lost taken over by l (held until release or the request's end). */
+void php_redlock_lost_attach(php_redlock_lock_obj *l, php_redlock_lost *lost);
+/* Nothing more for l (release()): its watch is stopped already. */
+void php_redlock_lost_forget(php_redlock_lock_obj *l);
+/* Nothing more for any lock of this request (every watch stopped: request end, releaseAll()). */
+void php_redlock_lost_forget_all(void);
+
 /* The TTL argument of lock(), synchronized() and extend(): 1 ... INT32_MAX. */
 zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn);
 

@@ -28,6 +28,7 @@ zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_INI_DISPLAY_DOUBLE NULL
 #define REDLOCK_INI_DISPLAY_BOOL zend_ini_boolean_displayer_cb
 #define REDLOCK_INI_DISPLAY_STRING NULL
+#define REDLOCK_INI_DISPLAY_LOST NULL
 #define REDLOCK_INI_ENTRY_OF(n, t, ini)                                                                         \
     ZEND_INI_ENTRY3_EX("redlock." #n, ini, PHP_INI_ALL, php_redlock_ini_update_##t,                            \
                        (void *)XtOffsetOf(zend_redlock_globals, n), REDLOCK_INI_GLOBALS,                       \
@@ -36,6 +37,7 @@ zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_INI_ENTRY_DOUBLE REDLOCK_INI_ENTRY_OF
 #define REDLOCK_INI_ENTRY_BOOL REDLOCK_INI_ENTRY_OF
 #define REDLOCK_INI_ENTRY_STRING REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_LOST REDLOCK_INI_ENTRY_OF
 #define REDLOCK_INI_ENTRY_TLS(n, t, ini) /* the tls option has no INI entry */
 #define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi) REDLOCK_IF_INI_##w(REDLOCK_INI_ENTRY_##t(n, t, ini))
 
@@ -77,6 +79,7 @@ PHP_MINIT_FUNCTION(redlock)
     php_redlock_lost_ce = register_class_RedLock_LockLostException(php_redlock_exception_ce);
 
     rl_fork_generation(); /* installs the atfork hook before any fork */
+    php_redlock_lost_minit();
     return php_redlock_pool_key_init();
 }
 
@@ -84,6 +87,7 @@ PHP_MSHUTDOWN_FUNCTION(redlock)
 {
     /* stops every watch and joins the watchdog thread, before this code is unloaded */
     rl_watchdog_shutdown();
+    php_redlock_lost_mshutdown();
     UNREGISTER_INI_ENTRIES();
     return SUCCESS;
 }
@@ -95,6 +99,7 @@ PHP_RINIT_FUNCTION(redlock)
 #endif
     REDLOCK_G(request_id)++;
     php_redlock_held_start();
+    php_redlock_lost_rinit();
     return SUCCESS;
 }
 
@@ -105,6 +110,7 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
 {
     /* stops watching this request's auto_extend locks, then releases (auto_release) */
     php_redlock_held_release_all(true);
+    php_redlock_lost_rshutdown(); /* after the watches stopped: no callback is left */
     php_redlock_pool_flush();
     return SUCCESS;
 }

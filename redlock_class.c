@@ -148,16 +148,21 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
         if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
         zend_string_release(key);
     } else if (r == RL_ACQUIRED) {
-        rl_watch *w = o.auto_extend ? php_redlock_watch_start(g, key, ttl, &info, &o) : NULL;
-        if (o.auto_extend && !w) {
+        /* on_lost: NULL unless asked for (opt_argn 4: synchronized()) */
+        php_redlock_lost *lost = php_redlock_lost_new(&o, opt_argn == 4);
+        bool watched = o.auto_extend || lost;
+        rl_watch *w = watched ? php_redlock_watch_start(g, key, ttl, &info, &o, lost) : NULL;
+        if (watched && !w) {
             /* a lock that would silently expire under work of unknown length is worse than none */
             rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
             zend_string_release(key);
+            if (lost) php_redlock_lost_free(lost);
             zend_throw_exception(php_redlock_exception_ce,
                                  "lock: could not start the auto_extend watchdog (out of memory or no thread)", 0);
         } else {
             REDLOCK_G(acquired)++;
             l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o, w);
+            if (lost) php_redlock_lost_attach(l, lost);
         }
     } else {
         if (r == RL_NO_QUORUM) {

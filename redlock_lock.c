@@ -106,6 +106,7 @@ int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call)
 {
     /* no extension may follow the release: stop waits for one in flight */
     if (l->watch) rl_watch_stop(l->watch);
+    if (l->lost) php_redlock_lost_forget(l); /* nothing after release() */
     return release_token(l->g, l->key, l->info.token, call);
 }
 
@@ -119,7 +120,7 @@ void php_redlock_held_start(void)
 /* ---------- auto_extend: the watchdog (redlock_core/rl_watchdog.c) ---------- */
 
 rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
-                                  const php_redlock_opts *o)
+                                  const php_redlock_opts *o, php_redlock_lost *lost)
 {
     /* the node settings as the pooled connections have them (with the
      * password, which the group does not keep) and this group's timeouts;
@@ -141,6 +142,10 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
         .drift_factor = o->drift_factor,
         .max_hold_ms = o->max_hold,
         .persistent = g->opts.persistent, /* else its connections end with the request, like the group's */
+        /* on_lost without auto_extend: a timer on the validity's end, no connection */
+        .deadline_only = !o->auto_extend,
+        .on_lost = lost ? php_redlock_lost_cb : NULL,
+        .on_lost_arg = lost,
     };
     rl_watch *w = rl_watch_start(&spec, info);
     if (w && REDLOCK_G(held_active)) {
@@ -161,6 +166,7 @@ void php_redlock_watch_stop_all(void)
     } ZEND_HASH_FOREACH_END();
     zend_hash_destroy(&REDLOCK_G(watched));
     zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
+    php_redlock_lost_forget_all(); /* a loss already flagged is not told after this either */
     rl_watchdog_drop_idle(); /* the watchdog's connections of non-persistent objects */
 }
 

@@ -23,6 +23,11 @@ _Static_assert(REDLOCK_OPT_COUNT <= 32, "options are tracked in a 32-bit mask");
 #define REDLOCK_FROM_INI_STRING(to, n)                                                                         \
     (to) = zend_string_init(REDLOCK_G(n) ? REDLOCK_G(n) : "", REDLOCK_G(n) ? strlen(REDLOCK_G(n)) : 0, 0)
 #define REDLOCK_FROM_INI_TLS(to, n) (to) = NULL /* no INI entry */
+#define REDLOCK_FROM_INI_LOST(to, n)                                                                           \
+    if (REDLOCK_G(n))                                                                                          \
+        ZVAL_TRUE(&(to));                                                                                      \
+    else                                                                                                       \
+        ZVAL_UNDEF(&(to)) /* not given: synchronized() may choose */
 /* a PERCALL option (no INI entry): unset */
 #define REDLOCK_UNSET_LONG(to) (to) = 0
 #define REDLOCK_UNSET_DOUBLE(to) (to) = 0
@@ -45,6 +50,8 @@ void php_redlock_opts_from_ini(php_redlock_opts *o)
 #define REDLOCK_COPY_STRING(v) zend_string_copy(v)
 #define REDLOCK_COPY_TLS(v)                                                                                    \
     if (v) GC_ADDREF(v)
+#define REDLOCK_COPY_LOST(v) Z_TRY_ADDREF(v)
+#define REDLOCK_FREE_LOST(v) zval_ptr_dtor(&(v))
 #define REDLOCK_FREE_LONG(v)
 #define REDLOCK_FREE_DOUBLE(v)
 #define REDLOCK_FREE_BOOL(v)
@@ -136,6 +143,27 @@ static zend_result opt_set(const php_redlock_opt_def *d, void *field, zval *v, u
         zend_string_release(*(zend_string **)field);
         *(zend_string **)field = zend_string_copy(Z_STR_P(v));
         return SUCCESS;
+    case REDLOCK_LOST: {
+        zval *f = field;
+        if (Z_TYPE_P(v) == IS_STRING) {
+            /* never a function name: 'throw' is the only string */
+            if (!zend_string_equals_literal(Z_STR_P(v), "throw")) {
+                zend_argument_value_error(argn, "\"%s\" must be 'throw', a callable or null", d->name);
+                return FAILURE;
+            }
+            zval_ptr_dtor(f);
+            ZVAL_TRUE(f);
+            return SUCCESS;
+        }
+        if (Z_TYPE_P(v) != IS_NULL && !zend_is_callable(v, 0, NULL)) {
+            zend_argument_type_error(argn, "\"%s\" must be 'throw', a callable or null, %s given", d->name,
+                                     zend_zval_type_name(v));
+            return FAILURE;
+        }
+        zval_ptr_dtor(f);
+        ZVAL_COPY(f, v);
+        return SUCCESS;
+    }
     case REDLOCK_TLS: {
         if (Z_TYPE_P(v) != IS_ARRAY) {
             zend_argument_type_error(argn, "\"%s\" must be of type array, %s given", d->name, zend_zval_type_name(v));
@@ -415,4 +443,17 @@ ZEND_INI_MH(php_redlock_ini_update_STRING)
         return FAILURE;
     }
     return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
+}
+
+ZEND_INI_MH(php_redlock_ini_update_LOST)
+{
+    /* 'throw' or nothing: a callable has no INI form */
+    bool on = zend_string_equals_literal(new_value, "throw");
+    if (!on && ZSTR_LEN(new_value) != 0) {
+        php_error_docref(NULL, E_WARNING, "%s must be \"throw\" or empty, keeping %s", ZSTR_VAL(entry->name),
+                         entry->value && ZSTR_LEN(entry->value) ? ZSTR_VAL(entry->value) : "empty");
+        return FAILURE;
+    }
+    *(bool *)ZEND_INI_GET_ADDR() = on;
+    return SUCCESS;
 }

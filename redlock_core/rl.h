@@ -439,6 +439,18 @@ typedef struct rl_watch_spec {
     double drift_factor;
     int64_t max_hold_ms; /* > 0: no extension once this long has passed since info->start_us */
     int persistent;      /* its connections may outlive rl_watchdog_drop_idle() (kept 60 s unused) */
+    /* A watch that never extends (no connections, no lookup): it only ends,
+     * as lost, when info->valid_until_us passes (a lock without auto_extend
+     * whose holder wants to hear of its end). */
+    int deadline_only;
+    /* optional: called by the watchdog thread, under its mutex (so: set a
+     * flag, wake a thread, nothing that blocks or calls rl_watch_*), when the
+     * watch itself finds the lock lost: a failed extension, the validity's
+     * end. With it, max_hold stops the extensions but the watch goes on to
+     * the validity's end (then lost). Never after rl_watch_stop() returns,
+     * never for a loss found by rl_watch_resume() (the caller's extend()). */
+    void (*on_lost)(void *arg);
+    void *on_lost_arg;
 } rl_watch_spec;
 
 typedef struct rl_watch_status {

@@ -56,10 +56,14 @@ struct rl_watch {
     rl_lock_info info;    /* validity as of the last successful extension */
     uint64_t extensions;
     char reason[RL_WATCH_REASON_LEN];
+    int deadline_only; /* no extension (spec, or max_hold reached with on_lost): lost at valid_until_us */
+    int hold_ended;    /* max_hold turned it into deadline_only */
     /* fixed at start: read by the thread without the mutex while it holds a reference */
     char *key;
     size_t keylen;
     char token[RL_TOKEN_MAX + 1];
+    void (*on_lost)(void *arg);
+    void *on_lost_arg;
 };
 
 /* The process' watchdog. One instance guarded by one mutex (ZTS: PHP threads
@@ -159,6 +163,7 @@ static void wd_init(void)
 
 static uint64_t wake_at(const rl_watch *w)
 {
+    if (w->deadline_only) return w->info.valid_until_us;
     return w->hold_end_us && w->hold_end_us < w->due_us ? w->hold_end_us : w->due_us;
 }
 
@@ -422,18 +427,44 @@ static void lost_reason(rl_watch *w, nodeset *s, int r, const rl_call *call)
     }
 }
 
+/* The watch found its lock lost (under wd.mu): ended, and its owner told. */
+static void lost_now(rl_watch *w)
+{
+    void (*cb)(void *) = w->on_lost;
+    void *arg = w->on_lost_arg;
+    deactivate(w, RL_WATCH_LOST); /* may free w */
+    if (cb) cb(arg);
+}
+
 /* One due watch (under wd.mu; the mutex is let go for the round trip). */
 static void extend_one(rl_watch *w, uint64_t now)
 {
-    if (w->hold_end_us && now >= w->hold_end_us) {
-        deactivate(w, RL_WATCH_MAX_HOLD); /* the lock now expires by its TTL */
+    if (!w->deadline_only && w->hold_end_us && now >= w->hold_end_us) {
+        if (!w->on_lost) {
+            deactivate(w, RL_WATCH_MAX_HOLD); /* the lock now expires by its TTL */
+            return;
+        }
+        /* its owner wants to hear when the lock ends: wait for the validity's end */
+        w->deadline_only = w->hold_ended = 1;
+        heap_remove(w);
+        heap_push(w);
+        return;
+    }
+    if (w->deadline_only) {
+        if (now < w->info.valid_until_us) return; /* not due (a spurious pick) */
+        if (w->hold_ended)
+            snprintf(w->reason, sizeof(w->reason),
+                     "max_hold ended the extensions and the validity ran out while the lock was held");
+        else
+            snprintf(w->reason, sizeof(w->reason), "the validity ran out while the lock was held (not released)");
+        lost_now(w);
         return;
     }
     if (now >= w->info.valid_until_us) {
         /* too late to extend what may already be someone else's: a paused
          * process, or a thread that fell behind */
         snprintf(w->reason, sizeof(w->reason), "validity ran out before the extension was sent (process paused?)");
-        deactivate(w, RL_WATCH_LOST);
+        lost_now(w);
         return;
     }
     heap_remove(w);
@@ -463,7 +494,7 @@ static void extend_one(rl_watch *w, uint64_t now)
         } else {
             /* the first failed extension ends it: the lock is lost */
             lost_reason(w, s, r, &call);
-            deactivate(w, RL_WATCH_LOST);
+            lost_now(w);
         }
     }
     set_unref(s);
@@ -546,9 +577,13 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
     w->hold_end_us = spec->max_hold_ms > 0 ? info->start_us + (uint64_t)spec->max_hold_ms * 1000u : 0;
     w->heap_idx = -1;
     w->refs = 2; /* the caller's handle and the watchdog's */
+    w->deadline_only = spec->deadline_only;
+    w->on_lost = spec->on_lost;
+    w->on_lost_arg = spec->on_lost_arg;
     struct sockaddr_storage addr[RL_MAX_NODES];
     socklen_t addrlen[RL_MAX_NODES];
-    caller_addrs(spec, addr, addrlen); /* without wd.mu: a lookup here holds no extension */
+    /* without wd.mu: a lookup here holds no extension; a deadline needs no connection */
+    if (!w->deadline_only) caller_addrs(spec, addr, addrlen);
 
     pthread_mutex_lock(&wd.mu);
     if (wd.heap_cap <= wd.n_active) {
@@ -558,8 +593,7 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
         wd.heap = h;
         wd.heap_cap = cap;
     }
-    w->ns = set_get(spec, addr, addrlen);
-    if (!w->ns) goto fail;
+    if (!w->deadline_only && !(w->ns = set_get(spec, addr, addrlen))) goto fail;
     if (start_thread() != 0) {
         set_unref(w->ns);
         goto fail;

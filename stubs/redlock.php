@@ -10,7 +10,7 @@
  *
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost, auto_extend, max_hold, wake_on_release, token. Constructor-only (a \ValueError per call): connect_timeout,
+ * throw_on_lost, auto_extend, max_hold, wake_on_release, token, on_lost. Constructor-only (a \ValueError per call): connect_timeout,
  * timeout, persistent, prefix. Per call only (a \ValueError in the
  * constructor): token. Every option but token has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
@@ -67,6 +67,7 @@ final class RedLock
      *     throw_on_lost?: bool,
      *     auto_extend?: bool,
      *     max_hold?: int<0, max>,
+     *     on_lost?: 'throw'|(callable(Lock): void)|null,
      *     wake_on_release?: bool,
      *     tls?: array{
      *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
@@ -91,6 +92,13 @@ final class RedLock
      *     connections) extends the lock by its ttl every third of the ttl
      *     until release(), the end of the request, max_hold ms (> 0) or the
      *     first failed extension (then the lock is lost: isValid() false).
+     *     on_lost: 'throw' (LockLostException), a callable (called with the
+     *     Lock, then the code goes on) or null (default), at the next
+     *     interrupt point of the holder's PHP code once the lock is known lost
+     *     (failed watchdog extension, max_hold then validity end, validity end
+     *     while held). Once per lock; never after release(), in a forked
+     *     child or during request shutdown. INI redlock.on_lost: "throw" or "".
+     *     synchronized() with auto_extend: 'throw' unless given.
      *
      * @throws \ValueError empty node list, unparsable URI, port out of range,
      *     duplicate node, unknown option or node key, value out of range
@@ -125,6 +133,7 @@ final class RedLock
      *     throw_on_lost?: bool,
      *     auto_extend?: bool,
      *     max_hold?: int<0, max>,
+     *     on_lost?: 'throw'|(callable(Lock): void)|null,
      *     wake_on_release?: bool,
      *     token?: non-empty-string
      * } $options Per-call overrides of the constructor options. token (per
@@ -166,6 +175,7 @@ final class RedLock
      *     throw_on_lost?: bool,
      *     auto_extend?: bool,
      *     max_hold?: int<0, max>,
+     *     on_lost?: 'throw'|(callable(Lock): void)|null,
      *     wake_on_release?: bool,
      *     token?: non-empty-string
      * } $options Per-call overrides of the constructor options. token (per
@@ -385,7 +395,8 @@ final class LockConflictException extends Exception
 {
 }
 
-/** extend()/release() found the lock gone, when 'throw_on_lost' is set. */
+/** extend()/release() found the lock gone, when 'throw_on_lost' is set; or, with
+ * 'on_lost' => 'throw', thrown in the holder's code the moment the lock is known lost. */
 final class LockLostException extends Exception
 {
 }

@@ -737,6 +737,71 @@ static void test_no_lookup_in_thread(void)
 }
 
 /* a test that failed half-way may leave a node paused: the next one starts with all up */
+/* on_lost: a deadline-only watch calls back once, from the watchdog thread,
+ * when the validity ends (no connection of its own); with max_hold the
+ * extensions stop and the callback comes at the validity's end; a watch
+ * stopped before never calls back */
+static _Atomic int g_lost_calls[3];
+static _Atomic uint64_t g_lost_at[3];
+static void on_lost_cb(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    g_lost_at[i] = mono_ms();
+    g_lost_calls[i]++;
+}
+
+static void test_on_lost(void)
+{
+    client a;
+    char k0[96], k1[96], k2[96];
+    rl_lock_info i0, i1, i2;
+    REQUIRE(client_open(&a) == 0);
+    make_key(k0, sizeof(k0), "lost-deadline");
+    make_key(k1, sizeof(k1), "lost-maxhold");
+    make_key(k2, sizeof(k2), "lost-stopped");
+    uint64_t t0 = mono_ms();
+    REQUIRE(rl_acquire(&a.ctx, k0, strlen(k0), 300, &one_try, &i0, NULL) == RL_ACQUIRED);
+    REQUIRE(rl_acquire(&a.ctx, k1, strlen(k1), 300, &one_try, &i1, NULL) == RL_ACQUIRED);
+    REQUIRE(rl_acquire(&a.ctx, k2, strlen(k2), 300, &one_try, &i2, NULL) == RL_ACQUIRED);
+    int sets_before = rl_watchdog_sets(NULL);
+    rl_watch_spec s0 = {.confs = a.confs,
+                        .n = NNODES,
+                        .key = k0,
+                        .keylen = strlen(k0),
+                        .token = i0.token,
+                        .ttl_ms = 300,
+                        .drift_factor = 0.01,
+                        .deadline_only = 1,
+                        .on_lost = on_lost_cb,
+                        .on_lost_arg = (void *)(intptr_t)0};
+    rl_watch_spec s1 = s0, s2 = s0;
+    s1.key = k1, s1.keylen = strlen(k1), s1.token = i1.token, s1.deadline_only = 0, s1.max_hold_ms = 500;
+    s1.on_lost_arg = (void *)(intptr_t)1;
+    s2.key = k2, s2.keylen = strlen(k2), s2.token = i2.token, s2.on_lost_arg = (void *)(intptr_t)2;
+    rl_watch *w0 = rl_watch_start(&s0, &i0), *w1 = rl_watch_start(&s1, &i1), *w2 = rl_watch_start(&s2, &i2);
+    REQUIRE(w0 && w1 && w2);
+    rl_watch_stop(w2);
+    while ((g_lost_calls[0] == 0 || g_lost_calls[1] == 0) && mono_ms() - t0 < 3000) msleep(5);
+    msleep(100);
+    CHECK_EQ(g_lost_calls[0], 1);
+    CHECK_EQ(g_lost_calls[1], 1);
+    CHECK_EQ(g_lost_calls[2], 0);
+    CHECK_EQ(state_of(w0), RL_WATCH_LOST);
+    CHECK_EQ(state_of(w1), RL_WATCH_LOST);
+    CHECK_EQ(state_of(w2), RL_WATCH_STOPPED);
+    /* not before the validity's end, and within a few ms of it */
+    uint64_t end0 = i0.valid_until_us / 1000u;
+    CHECK(g_lost_at[0] >= end0 && g_lost_at[0] < end0 + 50);
+    /* max_hold 500: extended until then, lost one validity (<= 300 ms) later */
+    CHECK(g_lost_at[1] >= t0 + 500 && g_lost_at[1] < t0 + 500 + 300 + 100);
+    /* the deadline watches opened no connections: only the max_hold one's node set */
+    CHECK(rl_watchdog_sets(NULL) <= sets_before + 1);
+    rl_watch_unref(w0);
+    rl_watch_unref(w1);
+    rl_watch_unref(w2);
+    client_close(&a);
+}
+
 static void resume_paused(void)
 {
     for (int k = 0; k < NNODES; k++)
@@ -756,6 +821,7 @@ static const test_case tests[] = {
     {"watchdog_idle_sets_closed", test_idle_sets_closed},
     {"watchdog_drop_idle", test_drop_idle},
     {"watchdog_no_lookup_in_thread", test_no_lookup_in_thread},
+    {"watchdog_on_lost", test_on_lost},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,227 @@
+/* redlock_lost.c -- on_lost: the holder's PHP code hears at once that its lock is gone (API.md "Lock lost").
+ *
+ * The watchdog thread (redlock_core/rl_watchdog.c) finds the loss: a failed
+ * extension, or the validity's end (a deadline-only watch for a lock without
+ * auto_extend, or after max_hold). Its callback only sets the lock's atomic
+ * "pending" flag and the holder thread's EG(vm_interrupt), as the engine's
+ * own timeout does: no signal, no PHP memory touched but those two words.
+ * The engine then calls zend_interrupt_function in the holder thread at its
+ * next safe point (a backward jump, a function's entry, the return of an
+ * internal function); there, in PHP's thread, the lock's 'throw' or callable
+ * runs. pcntl chains the same hook (ext/pcntl: pcntl_interrupt_function). */
+#include "php_redlock_int.h"
+
+#include <stdatomic.h>
+
+struct php_redlock_lost {
+    atomic_int pending; /* set by the watchdog thread */
+#if PHP_VERSION_ID >= 80200
+    zend_atomic_bool *vm_interrupt; /* the holder thread's EG(vm_interrupt) */
+#else
+    volatile zend_bool *vm_interrupt;
+#endif
+    zval handler;            /* TRUE: 'throw'; else the callable */
+    zend_object *lock;       /* its Lock, one reference, from attach on */
+    uint64_t fork_gen;       /* a forked child gets nothing */
+    zend_ulong id;           /* its entry in REDLOCK_G(lost) */
+    bool done;               /* delivered, or no longer wanted */
+};
+
+static void (*prev_interrupt)(zend_execute_data *ex);
+
+static void set_interrupt(php_redlock_lost *lost)
+{
+#if PHP_VERSION_ID >= 80200
+    zend_atomic_bool_store_ex(lost->vm_interrupt, true);
+#else
+    *lost->vm_interrupt = 1;
+#endif
+}
+
+/* in the holder thread: come back at the next interrupt point */
+static void interrupt_again(void)
+{
+#if PHP_VERSION_ID >= 80200
+    zend_atomic_bool_store_ex(&EG(vm_interrupt), true);
+#else
+    EG(vm_interrupt) = 1;
+#endif
+}
+
+/* A delivery that cannot run now (an exception in flight): asked again at
+ * the next interrupt point, unless the engine made no progress since the
+ * last time (an interrupt check that repeats at one opline while the
+ * exception is handled would spin): then at the next interrupt of any kind. */
+ZEND_TLS const zend_op *defer_op;
+ZEND_TLS uint32_t defer_n;
+static void defer(void)
+{
+    const zend_op *op = EG(current_execute_data) ? EG(current_execute_data)->opline : NULL;
+    if (op != defer_op) {
+        defer_op = op;
+        defer_n = 0;
+    } else if (++defer_n > 8) {
+        return;
+    }
+    interrupt_again();
+}
+
+php_redlock_lost *php_redlock_lost_new(const php_redlock_opts *o, bool synchronized)
+{
+    const zval *h = &o->on_lost;
+    /* synchronized() with auto_extend: 'throw' unless told (an explicit null turns it off) */
+    bool throw_default = synchronized && o->auto_extend && Z_TYPE_P(h) == IS_UNDEF;
+    if (!throw_default && Z_TYPE_P(h) <= IS_NULL) return NULL;
+    if (!REDLOCK_G(lost_active)) return NULL; /* outside a request: no one to tell */
+    php_redlock_lost *lost = ecalloc(1, sizeof(*lost));
+    if (throw_default)
+        ZVAL_TRUE(&lost->handler);
+    else
+        ZVAL_COPY(&lost->handler, h);
+    lost->vm_interrupt = &EG(vm_interrupt);
+    lost->fork_gen = rl_fork_generation();
+    return lost;
+}
+
+void php_redlock_lost_free(php_redlock_lost *lost)
+{
+    zval_ptr_dtor(&lost->handler);
+    efree(lost);
+}
+
+void php_redlock_lost_cb(void *arg)
+{
+    /* the watchdog thread, under its mutex: two stores and nothing else */
+    php_redlock_lost *lost = arg;
+    atomic_store(&lost->pending, 1);
+    set_interrupt(lost);
+}
+
+static void lost_dtor(zval *zv)
+{
+    php_redlock_lost *lost = Z_PTR_P(zv);
+    if (lost->lock) {
+        php_redlock_lock_from_obj(lost->lock)->lost = NULL;
+        OBJ_RELEASE(lost->lock);
+    }
+    php_redlock_lost_free(lost);
+}
+
+void php_redlock_lost_attach(php_redlock_lock_obj *l, php_redlock_lost *lost)
+{
+    /* the request holds the Lock until release() or its end: a callable gets
+     * it, and 'throw' comes also when the script kept no reference */
+    GC_ADDREF(&l->std);
+    lost->lock = &l->std;
+    l->lost = lost;
+    lost->id = zend_hash_next_free_element(&REDLOCK_G(lost));
+    zend_hash_index_add_new_ptr(&REDLOCK_G(lost), lost->id, lost);
+}
+
+void php_redlock_lost_forget(php_redlock_lock_obj *l)
+{
+    /* the request's reference to the Lock goes; the caller (release(),
+     * synchronized()) still holds one */
+    if (l->lost && REDLOCK_G(lost_active)) zend_hash_index_del(&REDLOCK_G(lost), l->lost->id);
+}
+
+void php_redlock_lost_forget_all(void)
+{
+    php_redlock_lost *lost;
+    if (!REDLOCK_G(lost_active)) return;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(lost), lost) {
+        lost->done = true;
+    } ZEND_HASH_FOREACH_END();
+}
+
+/* The next lost lock of this request to tell, or NULL. */
+static php_redlock_lost *next_pending(bool *more)
+{
+    php_redlock_lost *lost, *found = NULL;
+    uint64_t gen = rl_fork_generation();
+    *more = false;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(lost), lost) {
+        if (lost->done || !atomic_load(&lost->pending)) continue;
+        if (lost->fork_gen != gen || php_redlock_lock_from_obj(lost->lock)->released) {
+            lost->done = true; /* a parent's lock in a forked child; a released one */
+            continue;
+        }
+        if (found) {
+            *more = true;
+            break;
+        }
+        found = lost;
+    } ZEND_HASH_FOREACH_END();
+    return found;
+}
+
+static void deliver(void)
+{
+    bool more;
+    php_redlock_lost *lost;
+    while ((lost = next_pending(&more))) {
+        const zend_execute_data *ex = EG(current_execute_data);
+        if (EG(exception) || !ex || !ex->func || !ZEND_USER_CODE(ex->func->common.type)) {
+            /* no user code now (an exception in flight; no user frame: an
+             * uncaught exception being reported): at the next point where it can run */
+            defer();
+            return;
+        }
+        php_redlock_lock_obj *l = php_redlock_lock_from_obj(lost->lock);
+        lost->done = true; /* once, also when the callable re-enters */
+        defer_op = NULL;
+        if (Z_TYPE(lost->handler) == IS_TRUE) {
+            rl_watch_status st;
+            rl_watch_status_get(l->watch, &st);
+            zend_throw_exception_ex(php_redlock_lost_ce, 0, "the lock on \"%s\" was lost: %s",
+                                    Z_STRVAL_P(REDLOCK_LOCK_PROP(l, RESOURCE)), st.reason);
+        } else {
+            zval fn, arg, ret;
+            ZVAL_COPY(&fn, &lost->handler); /* the callable may drop its last holder */
+            ZVAL_OBJ_COPY(&arg, lost->lock);
+            ZVAL_UNDEF(&ret);
+            call_user_function(NULL, NULL, &fn, &ret, 1, &arg);
+            zval_ptr_dtor(&ret);
+            zval_ptr_dtor(&arg);
+            zval_ptr_dtor(&fn);
+        }
+        if (EG(exception)) {
+            if (more) defer(); /* the others at the next point */
+            return;
+        }
+    }
+}
+
+static void lost_interrupt(zend_execute_data *ex)
+{
+    /* the previous handler first (pcntl's signals): ours may leave an exception */
+    if (prev_interrupt) prev_interrupt(ex);
+    /* never during request shutdown: shutdown functions and destructors get nothing */
+    if (REDLOCK_G(lost_active) && zend_hash_num_elements(&REDLOCK_G(lost)) &&
+        !(EG(flags) & EG_FLAGS_IN_SHUTDOWN))
+        deliver();
+}
+
+void php_redlock_lost_minit(void)
+{
+    prev_interrupt = zend_interrupt_function;
+    zend_interrupt_function = lost_interrupt;
+}
+
+void php_redlock_lost_mshutdown(void)
+{
+    if (zend_interrupt_function == lost_interrupt) zend_interrupt_function = prev_interrupt;
+}
+
+void php_redlock_lost_rinit(void)
+{
+    zend_hash_init(&REDLOCK_G(lost), 8, NULL, lost_dtor, 0);
+    REDLOCK_G(lost_active) = true;
+}
+
+void php_redlock_lost_rshutdown(void)
+{
+    if (!REDLOCK_G(lost_active)) return;
+    REDLOCK_G(lost_active) = false;
+    zend_hash_destroy(&REDLOCK_G(lost));
+}

@@ -1,0 +1,59 @@
+--TEST--
+on_lost 'throw': a busy loop holding an auto_extend lock gets LockLostException within ttl + 1 s of pausing 3 of 5 nodes, and catches it
+--EXTENSIONS--
+redlock
+--SKIPIF--
+<?php require __DIR__ . '/../skipif.inc'; ?>
+--FILE--
+<?php
+require __DIR__ . '/../config.inc';
+$rl = rl_new(['retry_count' => 0]);
+$res = rl_name('lost-paused');
+$ttl = 900;
+$l = $rl->lock($res, $ttl, ['auto_extend' => true, 'on_lost' => 'throw']);
+usleep(400000); // past the first extension
+echo "valid before: ", var_export($l->isValid(), true), "\n";
+foreach ([1, 2, 3] as $i) rl_node_ctl('pause', $i);
+$t0 = hrtime(true);
+$caught = null;
+$n = 0;
+try {
+    // busy: no call into the extension, no sleep; bounded
+    while (rl_ms($t0) < 5000) {
+        $n++;
+    }
+} catch (RedLock\LockLostException $e) {
+    $caught = rl_ms($t0);
+    $msg = $e->getMessage();
+}
+echo "caught: ", var_export($caught !== null, true), "\n";
+echo "within ttl + 1 s: ", var_export($caught !== null && $caught < rl_slack($ttl + 1000), true), $caught !== null && $caught < rl_slack($ttl + 1000) ? '' : " ($caught ms)", "\n";
+echo "message names the resource and why: ", var_export(str_contains($msg ?? '', $res) && str_contains($msg ?? '', 'extension failed'), true), "\n";
+echo "isValid after: ", var_export($l->isValid(), true), "\n";
+// once only: nothing more while the loop goes on
+$t1 = hrtime(true);
+try {
+    while (rl_ms($t1) < 300) {
+        $n++;
+    }
+    echo "no second delivery\n";
+} catch (RedLock\LockLostException $e) {
+    echo "second delivery!\n";
+}
+foreach ([1, 2, 3] as $i) rl_node_ctl('resume', $i);
+var_dump($l->release());
+rl_del($res);
+?>
+--CLEAN--
+<?php
+require __DIR__ . '/../config.inc';
+rl_restore_nodes();
+?>
+--EXPECT--
+valid before: true
+caught: true
+within ttl + 1 s: true
+message names the resource and why: true
+isValid after: false
+no second delivery
+bool(false)
