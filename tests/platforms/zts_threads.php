@@ -96,6 +96,26 @@ try {
         $check('auto_extend: release', $w !== null && $w->release());
     }
 
+    // on_lost: a lock whose validity runs out while this thread busy-loops throws here, in this
+    // thread, naming this thread's resource (every thread does it at the same time)
+    if ($request % 5 === 1) {
+        $mine = $p . "lost:$thread";
+        $t1 = hrtime(true);
+        $ll = $rl->lock($mine, 200, ['on_lost' => 'throw']);
+        $acquired += (int) ($ll !== null);
+        $caught = null;
+        try {
+            while (rl_ms($t1) < 5000) {
+            }
+        } catch (RedLock\LockLostException $e) {
+            $caught = $e->getMessage();
+        }
+        $lat = rl_ms($t1);
+        $check("on_lost: this thread's lock lost, told in this thread ($lat ms, ttl 200)", $ll !== null && $caught !== null
+            && str_contains($caught, "\"$mine\"") && $lat < 200 + 1000);
+        $ll?->release(); // (its key may outlive the validity by a few ms: not left to releaseAll() below)
+    }
+
     // TLS nodes (rediss://), when started
     if (rl_tls_nodes() !== []) {
         $tls = rl_tls_new();
