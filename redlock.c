@@ -41,6 +41,8 @@ zend_class_entry *php_redlock_lost_ce;
 
 PHP_INI_BEGIN()
     REDLOCK_OPTIONS(REDLOCK_INI_ENTRY)
+    /* not an option: read once at MINIT (redlock_metrics.c), before php-fpm forks */
+    PHP_INI_ENTRY_EX("redlock.metrics", "1", PHP_INI_SYSTEM, NULL, zend_ini_boolean_displayer_cb)
 PHP_INI_END()
 
 /* ---------- module ---------- */
@@ -77,6 +79,7 @@ PHP_MINIT_FUNCTION(redlock)
     php_redlock_lost_ce = register_class_RedLock_LockLostException(php_redlock_exception_ce);
 
     rl_fork_generation(); /* installs the atfork hook before any fork */
+    php_redlock_metrics_startup(); /* the pool's table: mapped before php-fpm forks its workers */
     return SUCCESS;
 }
 
@@ -84,6 +87,7 @@ PHP_MSHUTDOWN_FUNCTION(redlock)
 {
     /* stops every watch and joins the watchdog thread, before this code is unloaded */
     rl_watchdog_shutdown();
+    php_redlock_metrics_shutdown();
     UNREGISTER_INI_ENTRIES();
     return SUCCESS;
 }
@@ -135,6 +139,8 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
         if (!p->persistent && !rl_conn_busy(p->conn)) rl_conn_close(p->conn);
     } ZEND_HASH_FOREACH_END();
+    /* replies read by the drain, the watchdog's extensions: into the pool's metrics */
+    php_redlock_metrics_sync_pool();
     return SUCCESS;
 }
 
@@ -168,6 +174,7 @@ PHP_MINFO_FUNCTION(redlock)
     snprintf(buf, sizeof(buf), "%d", rl_watchdog_active(&running));
     php_info_print_table_row(2, "auto_extend watched locks", buf);
     php_info_print_table_row(2, "auto_extend watchdog thread", running ? "running" : "not started");
+    php_redlock_metrics_info();
     php_info_print_table_end();
     DISPLAY_INI_ENTRIES();
 }

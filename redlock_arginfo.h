@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 59a583abd296c76c2feabaa4e0cf7b15ef8f08ee */
+ * Stub hash: fb22990e7baafcd85456ba718b15df051f1b2183 */
 
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_RedLock___construct, 0, 0, 1)
 	ZEND_ARG_TYPE_INFO(0, nodes, IS_ARRAY, 0)
@@ -38,6 +38,9 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_RedLock_stats arginfo_class_RedLock_nodes
 
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_metrics, 0, 0, IS_STRING, 0)
+ZEND_END_ARG_INFO()
+
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_Lock_release, 0, 0, _IS_BOOL, 0)
 ZEND_END_ARG_INFO()
 
@@ -63,6 +66,7 @@ ZEND_METHOD(RedLock, forceRelease);
 ZEND_METHOD(RedLock, quorum);
 ZEND_METHOD(RedLock, nodes);
 ZEND_METHOD(RedLock, stats);
+ZEND_METHOD(RedLock, metrics);
 ZEND_METHOD(RedLock_Lock, release);
 ZEND_METHOD(RedLock_Lock, extend);
 ZEND_METHOD(RedLock_Lock, isValid);
@@ -81,6 +85,7 @@ static const zend_function_entry class_RedLock_methods[] = {
 	ZEND_ME(RedLock, quorum, arginfo_class_RedLock_quorum, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, nodes, arginfo_class_RedLock_nodes, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, stats, arginfo_class_RedLock_stats, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock, metrics, arginfo_class_RedLock_metrics, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
 	ZEND_FE_END
 };
 

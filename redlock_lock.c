@@ -61,6 +61,7 @@ typedef struct php_redlock_held {
     zend_string *key;
     char token[RL_TOKEN_MAX + 1]; /* random or the caller's ("token" option) */
     uint64_t fork_gen;
+    uint64_t acquired_us; /* for redlock_hold_seconds */
 } php_redlock_held;
 
 static void held_dtor(zval *zv)
@@ -80,19 +81,26 @@ void php_redlock_held_forget(php_redlock_lock_obj *l)
 static void held_add(php_redlock_lock_obj *l)
 {
     php_redlock_held *h = emalloc(sizeof(*h));
-    *h = (php_redlock_held){.g = l->g, .key = zend_string_copy(l->key), .fork_gen = l->fork_gen};
+    *h = (php_redlock_held){
+        .g = l->g, .key = zend_string_copy(l->key), .fork_gen = l->fork_gen, .acquired_us = l->acquired_us};
     l->g->refcount++;
     memcpy(h->token, l->info.token, l->info.token_len + 1);
     l->held_id = ++REDLOCK_G(next_held_id);
     zend_hash_index_add_new_ptr(&REDLOCK_G(held), l->held_id, h);
 }
 
-/* Every release (release(), synchronized(), request end) goes through here. */
-static int release_token(php_redlock_group *g, zend_string *key, const char *token, rl_call *call)
+/* Every release (release(), synchronized(), request end) goes through here;
+ * acquired_us 0: a restored lock (its acquisition is not ours: no hold time). */
+static int release_token(php_redlock_group *g, zend_string *key, const char *token, uint64_t acquired_us,
+                         rl_call *call)
 {
     php_redlock_group_prepare(g);
     int r = rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), token, call);
-    if (r == RL_RELEASED) REDLOCK_G(released)++;
+    if (r == RL_RELEASED) {
+        REDLOCK_G(released)++;
+        uint64_t now = acquired_us ? rl_clock_monotonic.now_us(NULL) : 0;
+        php_redlock_metrics_released(now > acquired_us ? now - acquired_us : 0);
+    }
     return r;
 }
 
@@ -100,7 +108,7 @@ int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call)
 {
     /* no extension may follow the release: stop waits for one in flight */
     if (l->watch) rl_watch_stop(l->watch);
-    return release_token(l->g, l->key, l->info.token, call);
+    return release_token(l->g, l->key, l->info.token, l->acquired_us, call);
 }
 
 void php_redlock_held_start(void)
@@ -149,6 +157,10 @@ void php_redlock_watch_stop_all(void)
     if (!REDLOCK_G(held_active)) return;
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), w) {
         rl_watch_stop(w); /* a fork child's copy: a no-op, the parent keeps extending */
+        /* each watched lock is here once: a lost one is counted here, when its request ends */
+        rl_watch_status st;
+        rl_watch_status_get(w, &st);
+        if (st.state == RL_WATCH_LOST) php_redlock_metrics_add(REDLOCK_M_LOST, 1);
         rl_watch_unref(w);
     } ZEND_HASH_FOREACH_END();
     zend_hash_destroy(&REDLOCK_G(watched));
@@ -162,7 +174,7 @@ void php_redlock_held_release_all(void)
     php_redlock_watch_stop_all(); /* before the releases: no extension after them */
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(held), h) {
         if (h->fork_gen != gen) continue; /* the parent's lock, not this process' */
-        release_token(h->g, h->key, h->token, NULL);
+        release_token(h->g, h->key, h->token, h->acquired_us, NULL);
     } ZEND_HASH_FOREACH_END();
     REDLOCK_G(held_active) = false;
     zend_hash_destroy(&REDLOCK_G(held));
@@ -185,6 +197,7 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
     l->throw_on_lost = o->throw_on_lost;
     l->fork_gen = rl_fork_generation();
     l->watch = watch;
+    l->acquired_us = rl_clock_monotonic.now_us(NULL);
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
     ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, info->token_len);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
@@ -285,6 +298,7 @@ PHP_METHOD(RedLock_Lock, extend)
     if (r == RL_EXTENDED) {
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
         REDLOCK_G(extended)++;
+        php_redlock_metrics_add(REDLOCK_M_EXTENSIONS, 1);
         RETURN_TRUE;
     }
     if (l->throw_on_lost && r == RL_LOST) {
@@ -344,6 +358,7 @@ PHP_METHOD(RedLock_Lock, isHeld)
     if (php_redlock_throw_same_server(l->g, &call, r, "isHeld")) RETURN_THROWS();
     if (r == RL_NO_QUORUM || r == RL_ERROR) {
         REDLOCK_G(quorum_failures)++;
+        php_redlock_metrics_add(REDLOCK_M_QUORUM_FAILURES, 1);
         php_redlock_throw_quorum(l->g, &call, "isHeld");
         RETURN_THROWS();
     }

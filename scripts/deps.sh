@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # deps.sh -- install every Debian package the build, the demo and the tests need (idempotent).
 # php-dev ships phpize and gen_stub.php, php-parser the parser gen_stub.php runs on
-# (scripts/gen-stub.sh).
+# (scripts/gen-stub.sh). prometheus ships promtool, which checks RedLock::metrics()'s
+# output (tests/metrics/promtool.phpt); its server is stopped below, never used.
 set -euo pipefail
 pkgs=(
   php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit
   composer php-json-schema
   libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
-  man-db procps strace
+  man-db procps strace prometheus
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -22,5 +23,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Debian starts services on install; the tests start their own servers on free ports.
-if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server php8.2-fpm >/dev/null 2>&1 || true; fi
+if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server php8.2-fpm prometheus >/dev/null 2>&1 || true; fi
+# without systemd the package's init script may have started the Prometheus server
+if [ -x /etc/init.d/prometheus ]; then /etc/init.d/prometheus stop >/dev/null 2>&1 || true; fi
 exit 0
