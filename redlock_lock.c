@@ -120,6 +120,12 @@ void php_redlock_held_start(void)
 
 /* ---------- auto_extend: the watchdog (redlock_core/rl_watchdog.c) ---------- */
 
+/* An entry of REDLOCK_G(watched). */
+typedef struct php_redlock_watched {
+    rl_watch *w;
+    uint64_t fork_gen; /* of the process that acquired the lock */
+} php_redlock_watched;
+
 rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
                                   const php_redlock_opts *o)
 {
@@ -146,22 +152,27 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
     if (w && REDLOCK_G(held_active)) {
         /* the request's own reference: stopped at its end, whatever became of the object */
         rl_watch_ref(w);
-        zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), w);
+        php_redlock_watched *e = emalloc(sizeof(*e));
+        *e = (php_redlock_watched){.w = w, .fork_gen = rl_fork_generation()};
+        zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), e);
     }
     return w;
 }
 
 void php_redlock_watch_stop_all(void)
 {
-    rl_watch *w;
+    php_redlock_watched *e;
     if (!REDLOCK_G(held_active)) return;
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), w) {
-        rl_watch_stop(w); /* a fork child's copy: a no-op, the parent keeps extending */
-        /* each watched lock is here once: a lost one is counted here, when its request ends */
+    uint64_t gen = rl_fork_generation();
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), e) {
+        rl_watch_stop(e->w); /* a fork child's copy: a no-op, the parent keeps extending */
+        /* each watched lock is here once: a lost one is counted here, when its request
+         * ends, by the process that acquired it (a child's copy may say lost too) */
         rl_watch_status st;
-        rl_watch_status_get(w, &st);
-        if (st.state == RL_WATCH_LOST) php_redlock_metrics_add(REDLOCK_M_LOST, 1);
-        rl_watch_unref(w);
+        rl_watch_status_get(e->w, &st);
+        if (st.state == RL_WATCH_LOST && e->fork_gen == gen) php_redlock_metrics_add(REDLOCK_M_LOST, 1);
+        rl_watch_unref(e->w);
+        efree(e);
     } ZEND_HASH_FOREACH_END();
     zend_hash_destroy(&REDLOCK_G(watched));
     zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
