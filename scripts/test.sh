@@ -89,6 +89,11 @@ up=${up:-0}; uf=${uf:-0}
 [ "$rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 count c-unit "$up" "$uf" 0
 
+section "metrics table (tests/metrics/table_test.sh: threads under ThreadSanitizer, processes, SIGKILL mid-claim)"
+bash tests/metrics/table_test.sh >"$log_dir/metrics-table.log" 2>&1; rc=$?
+grep -vE '^PASS' "$log_dir/metrics-table.log" | tail -n 15 | sed "s/^/    | /"
+summary_count metrics-table "$log_dir/metrics-table.log" "$rc"
+
 section "model check of the fencing protocol (randomized, fixed seed, bounded)"
 make -s -C redlock_core model >"$log_dir/model.log" 2>&1; rc=$?
 sed -n '/^correct .*nodes:/,/^incr-in-set+raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
