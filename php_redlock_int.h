@@ -128,8 +128,9 @@ void php_redlock_metrics_shutdown(void);
 void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
 /* an exclusive acquisition that took wait_us from the lock() call */
 void php_redlock_metrics_acquired(uint64_t wait_us);
-/* a release a quorum confirmed, hold_us after the acquisition */
-void php_redlock_metrics_released(uint64_t hold_us);
+/* a release a quorum confirmed of a lock acquired at acquired_us (rl_clock_monotonic;
+ * 0: restored, its acquisition not ours: no hold time) */
+void php_redlock_metrics_released(uint64_t acquired_us);
 /* the slot of a node name (claimed when new; the "other" slot when the table is full) */
 int php_redlock_metrics_slot(const char *name);
 /* the group's transport: rl_net_fanout over g->net, then each node's results into the table */

@@ -142,6 +142,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     bool waits = o.wait > 0 && o.wake_on_release;
     if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
     uint64_t called_us = rl_clock_monotonic.now_us(NULL); /* redlock_wait_seconds counts from here */
+    info.attempts = 0; /* (set by rl_acquire but on bad arguments) */
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
     php_redlock_metrics_add(REDLOCK_M_ATTEMPTS, (uint64_t)info.attempts);
     if (waits) php_redlock_group_wait_done(g);

@@ -98,8 +98,7 @@ static int release_token(php_redlock_group *g, zend_string *key, const char *tok
     int r = rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), token, call);
     if (r == RL_RELEASED) {
         REDLOCK_G(released)++;
-        uint64_t now = acquired_us ? rl_clock_monotonic.now_us(NULL) : 0;
-        php_redlock_metrics_released(now > acquired_us ? now - acquired_us : 0);
+        php_redlock_metrics_released(acquired_us);
     }
     return r;
 }

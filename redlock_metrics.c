@@ -551,11 +551,13 @@ void php_redlock_metrics_acquired(uint64_t wait_us)
     rlm_observe(&t->wait, &rlm_wait, wait_us);
 }
 
-void php_redlock_metrics_released(uint64_t hold_us)
+void php_redlock_metrics_released(uint64_t acquired_us)
 {
     rlm_table *t = rlm_t;
     rlm_add(&t->counter[REDLOCK_M_RELEASES], 1);
-    rlm_observe(&t->hold, &rlm_hold, hold_us);
+    if (!acquired_us) return;
+    uint64_t now = rl_clock_monotonic.now_us(NULL);
+    rlm_observe(&t->hold, &rlm_hold, now > acquired_us ? now - acquired_us : 0);
 }
 
 int php_redlock_metrics_slot(const char *name) { return slot_claim(rlm_t, name); }

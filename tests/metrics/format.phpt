@@ -87,6 +87,15 @@ echo "units: ", preg_match('/_(ms|us|milliseconds)\b/', $text) ? 'bad' : 'second
 echo "no OpenMetrics-only lines: ", preg_match('/_created|^# (UNIT|EOF)/m', $text) ? 'no' : 'yes', "\n";
 preg_match_all('/^redlock_wait_seconds_bucket\{le="([^"]+)"\}/m', $text, $les);
 echo "wait le: ", implode(' ', $les[1]), "\n";
+
+// a restored lock's release counts, but it has no hold time of ours
+$r = $rl->lock("$res:r", 5000);
+$before = rlm_parse(RedLock::metrics());
+var_dump($rl->restore("$res:r", $r->token)->release());
+$after = rlm_parse(RedLock::metrics());
+echo "restored: releases +", rlm_counter($after, 'redlock_releases_total') - rlm_counter($before, 'redlock_releases_total'),
+    ", hold observations +", rlm_value($after, 'redlock_hold_seconds', 'redlock_hold_seconds_count')
+    - rlm_value($before, 'redlock_hold_seconds', 'redlock_hold_seconds_count'), "\n";
 ?>
 --EXPECT--
 problems at start: 0
@@ -117,3 +126,5 @@ node slots: 5
 units: seconds
 no OpenMetrics-only lines: yes
 wait le: 0.0001 0.0005 0.001 0.0025 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 2.5 5 10 30 60 +Inf
+bool(true)
+restored: releases +1, hold observations +0
