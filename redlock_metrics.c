@@ -68,20 +68,23 @@ typedef struct rlm_hist {
 typedef struct rlm_bounds {
     int n;
     uint64_t le_us[RLM_HIST_MAX - 1];
+    /* by a value's octave (its highest bit): the first bucket it can fall in, so
+     * that an observation costs a compare or two (bounds_init; all 0 before: still right) */
+    unsigned char from[64];
 } rlm_bounds;
 
 /* node round trips: loopback to a far region, up to the 60 s timeout limit */
-static const rlm_bounds rlm_lat = {17,
-                                   {50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
-                                    1000000, 2500000, 5000000, 10000000}};
+static rlm_bounds rlm_lat = {.n = 17,
+                             .le_us = {50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+                                       1000000, 2500000, 5000000, 10000000}};
 /* lock() to acquisition: one round trip when free, retries and waits beyond */
-static const rlm_bounds rlm_wait = {17,
-                                    {100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000,
-                                     2500000, 5000000, 10000000, 30000000, 60000000}};
+static rlm_bounds rlm_wait = {.n = 17,
+                              .le_us = {100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+                                        1000000, 2500000, 5000000, 10000000, 30000000, 60000000}};
 /* acquisition to release: a request's work up to a long job's */
-static const rlm_bounds rlm_hold = {14,
-                                    {1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000, 10000000, 30000000,
-                                     60000000, 300000000, 900000000, 3600000000u}};
+static rlm_bounds rlm_hold = {.n = 14,
+                              .le_us = {1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000, 10000000, 30000000,
+                                        60000000, 300000000, 900000000, 3600000000u}};
 
 enum { RLM_REQ_OK, RLM_REQ_ERROR, RLM_REQ_TIMEOUT, RLM_REQ_COUNT };
 
@@ -102,10 +105,39 @@ typedef struct rlm_table {
 
 static inline void rlm_add(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add_explicit(c, n, memory_order_relaxed); }
 
+static inline int rlm_octave(uint64_t us)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return us ? 63 - __builtin_clzll(us) : 0;
+#else
+    int k = 0;
+    while (us >>= 1) k++;
+    return k;
+#endif
+}
+
+/* the first bucket whose bound is >= every value of each octave's lowest */
+static void bounds_init(rlm_bounds *b)
+{
+    for (int k = 0; k < 64; k++) {
+        uint64_t lo = k ? (uint64_t)1 << k : 0;
+        int i = 0;
+        while (i < b->n && b->le_us[i] < lo) i++;
+        b->from[k] = (unsigned char)i;
+    }
+}
+
+static void rlm_bounds_init(void)
+{
+    bounds_init(&rlm_lat);
+    bounds_init(&rlm_wait);
+    bounds_init(&rlm_hold);
+}
+
 static inline void rlm_observe(rlm_hist *h, const rlm_bounds *b, uint64_t us)
 {
-    int i = 0;
-    while (i < b->n && us > b->le_us[i]) i++; /* typical values are in the first few buckets */
+    int i = b->from[rlm_octave(us)]; /* no bucket before it can hold us */
+    while (i < b->n && us > b->le_us[i]) i++;
     rlm_add(&h->bucket[i], 1);
     rlm_add(&h->sum_us, us);
 }
@@ -518,6 +550,7 @@ static _Atomic uint64_t rlm_wd_seen; /* the watchdog's extensions this process h
 
 void php_redlock_metrics_startup(void)
 {
+    rlm_bounds_init();
     /* PHP_INI_SYSTEM: read once, here, before php-fpm forks */
     const char *v = zend_ini_string("redlock.metrics", sizeof("redlock.metrics") - 1, 0);
     zend_string *zv = zend_string_init(v ? v : "1", v ? strlen(v) : 1, 1);

@@ -48,9 +48,9 @@ static int ready_slots(const rlm_table *t)
 
 #define THREADS 8
 #define PER_THREAD 20000
-static const char *const names[] = {"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379", "10.0.0.4:6379",
-                                    "10.0.0.5:6379", "unix:/run/redis/a.sock", "unix:/run/redis/b.sock",
-                                    "[::1]:6379",    "node-9:7000",   "node-10:7000"};
+static const char *const names[] = {
+    "10.0.0.1:6379",          "10.0.0.2:6379",          "10.0.0.3:6379", "10.0.0.4:6379", "10.0.0.5:6379",
+    "unix:/run/redis/a.sock", "unix:/run/redis/b.sock", "[::1]:6379",    "node-9:7000",   "node-10:7000"};
 #define NAMES (int)(sizeof(names) / sizeof(names[0]))
 
 typedef struct worker {
@@ -303,7 +303,52 @@ static void test_render_escapes_and_merges(void)
     rlm_unmap(t);
 }
 
+/* ---- the bucket of an observation ---- */
+
+static int linear_bucket(const rlm_bounds *b, uint64_t us)
+{
+    int i = 0;
+    while (i < b->n && us > b->le_us[i]) i++;
+    return i;
+}
+
+static int observed_bucket(const rlm_bounds *b, uint64_t us)
+{
+    rlm_hist h;
+    memset(&h, 0, sizeof(h));
+    rlm_observe(&h, b, us);
+    for (int i = 0; i < RLM_HIST_MAX; i++)
+        if (atomic_load(&h.bucket[i])) return i;
+    return -1;
+}
+
+static void test_bucket_of_every_value(void)
+{
+    const rlm_bounds *all[] = {&rlm_lat, &rlm_wait, &rlm_hold};
+    for (int a = 0; a < 3; a++) {
+        const rlm_bounds *b = all[a];
+        /* every bound and its neighbours, every power of two and its neighbours, the extremes */
+        for (int i = 0; i < b->n; i++)
+            for (int d = -1; d <= 1; d++)
+                CHECK_EQ(observed_bucket(b, b->le_us[i] + d), linear_bucket(b, b->le_us[i] + d));
+        for (int k = 0; k < 64; k++) {
+            uint64_t p = (uint64_t)1 << k;
+            CHECK_EQ(observed_bucket(b, p), linear_bucket(b, p));
+            CHECK_EQ(observed_bucket(b, p - 1), linear_bucket(b, p - 1));
+            CHECK_EQ(observed_bucket(b, p + 1), linear_bucket(b, p + 1));
+        }
+        CHECK_EQ(observed_bucket(b, UINT64_MAX), b->n);
+        uint64_t x = 88172645463325252ull; /* xorshift: values across the range */
+        for (int i = 0; i < 100000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t v = x >> (x & 63);
+            CHECK_EQ(observed_bucket(b, v), linear_bucket(b, v));
+        }
+    }
+}
+
 static const test_case tests[] = {
+    {"bucket_of_every_value", test_bucket_of_every_value},
     {"threads_sum_exactly", test_threads_sum_exactly},
     {"processes_sum_exactly", test_processes_sum_exactly},
     {"dead_claimer_slot_taken_over", test_dead_claimer_slot_taken_over},
@@ -315,6 +360,7 @@ static const test_case tests[] = {
 
 int main(int argc, char **argv)
 {
+    rlm_bounds_init(); /* as MINIT does */
     test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, "metrics-table ", NULL);
     printf("metrics-table: %d passed, %d failed, 0 skipped\n", c.passed, c.failed);
     return c.failed ? 1 : 0;
