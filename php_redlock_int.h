@@ -115,10 +115,12 @@ enum php_redlock_metric {
     REDLOCK_M_COUNT
 };
 
-/* What a pooled command connection has already reported to the table (its
- * node's slot, and its rl_node_stats counters when last looked at). */
+/* What a pooled command connection has already reported to the table: its
+ * node's slot (an rlm_node of the table), its counters (rl_conn_stats(), a
+ * pointer into the connection for its life) and their values when last looked at. */
 typedef struct php_redlock_mseen {
-    int slot;
+    void *node;
+    const rl_node_stats *st;
     uint64_t ok, errors, timeouts;
 } php_redlock_mseen;
 
@@ -131,8 +133,10 @@ void php_redlock_metrics_acquired(uint64_t wait_us);
 /* a release a quorum confirmed of a lock acquired at acquired_us (rl_clock_monotonic;
  * 0: restored, its acquisition not ours: no hold time) */
 void php_redlock_metrics_released(uint64_t acquired_us);
-/* the slot of a node name (claimed when new; the "other" slot when the table is full) */
-int php_redlock_metrics_slot(const char *name);
+struct php_redlock_pooled;
+/* a new command connection of the pool: its node's slot (claimed when the name is
+ * new; the "other" slot when the table is full) into p->mseen */
+void php_redlock_metrics_track(struct php_redlock_pooled *p);
 /* the group's transport: rl_net_fanout over g->net, then each node's results into the table */
 int php_redlock_metrics_fanout(void *group, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud);
 /* what this worker's connections counted since they last reported (replies read

@@ -593,14 +593,21 @@ void php_redlock_metrics_released(uint64_t acquired_us)
     rlm_observe(&t->hold, &rlm_hold, now > acquired_us ? now - acquired_us : 0);
 }
 
-int php_redlock_metrics_slot(const char *name) { return slot_claim(rlm_t, name); }
+void php_redlock_metrics_track(php_redlock_pooled *p)
+{
+    /* the table is this one from MINIT to MSHUTDOWN: the connections of a request live in between */
+    p->mseen = (php_redlock_mseen){.node = &rlm_t->node[slot_claim(rlm_t, p->name)], .st = rl_conn_stats(p->conn)};
+    p->mseen.ok = p->mseen.st->ok;
+    p->mseen.errors = p->mseen.st->errors;
+    p->mseen.timeouts = p->mseen.st->timeouts;
+}
 
 /* What the connection counted since it last reported (ok, errors, timeouts
  * as stats() has them: also the late replies it read on the way). */
 static inline void node_sync(rlm_node *s, php_redlock_pooled *p)
 {
-    const rl_node_stats *st = rl_conn_stats(p->conn);
     php_redlock_mseen *m = &p->mseen;
+    const rl_node_stats *st = m->st;
     /* a counter only grows; one that did not (stats begun anew) counts from 0 */
 #define RLM_SYNC(field, result)                                                            \
     if (st->field != m->field) {                                                           \
@@ -617,10 +624,9 @@ int php_redlock_metrics_fanout(void *group, const rl_cmd *cmd, rl_result *res, i
 {
     php_redlock_group *g = group;
     int r = rl_net_fanout(&g->net, cmd, res, n, decide, ud);
-    rlm_table *t = rlm_t;
     for (int i = 0; i < n; i++) {
         php_redlock_pooled *p = g->pooled[i];
-        rlm_node *s = &t->node[p->mseen.slot];
+        rlm_node *s = p->mseen.node;
         node_sync(s, p);
         /* the round trip the fan-out measured; a reply it did not wait for has none */
         if (res[i].state == RL_ANSWERED) rlm_observe(&s->lat, &rlm_lat, res[i].latency_us);
@@ -646,7 +652,7 @@ void php_redlock_metrics_sync_pool(void)
     php_redlock_pooled *p;
     /* clang-format off */
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        if (!p->sub) node_sync(&rlm_t->node[p->mseen.slot], p);
+        if (!p->sub) node_sync(p->mseen.node, p);
     } ZEND_HASH_FOREACH_END();
     /* clang-format on */
     watchdog_sync();

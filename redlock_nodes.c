@@ -98,7 +98,7 @@ static php_redlock_pooled *pool_get(const rl_node_conf *conf, bool persistent, b
         p->persistent = persistent;
         p->sub = sub;
         rl_node_conf_name(conf, p->name, sizeof(p->name));
-        if (!sub) p->mseen.slot = php_redlock_metrics_slot(p->name); /* its stats are all 0 yet */
+        if (!sub) php_redlock_metrics_track(p);
         zend_hash_str_add_new_ptr(&REDLOCK_G(pool), ZSTR_VAL(key.s), ZSTR_LEN(key.s), p);
     }
     smart_str_free(&key);

@@ -9,7 +9,8 @@
 # updates themselves. Each run of each setting, interleaved:
 #   - callgrind: instructions of the client process per cycle,
 #     (Ir(20 + N cycles) - Ir(20 cycles)) / N (bench/impl/ext.php, 5 nodes, retry_count 0);
-#   - wall clock: cycles/s of --wall-cycles cycles (no valgrind).
+#   - without valgrind: cycles/s of --wall-cycles cycles, and the CPU time
+#     (user + sys) per cycle of that run (steadier than the wall clock on a busy machine).
 # Prints the median of the runs per setting and the ratios to metrics=0 (and to
 # the base). Own nodes (tests/nodes.sh, bench/out/metrics-nodes), stopped on exit;
 # loopback only; every run bounded by timeout(1).
@@ -58,12 +59,16 @@ ir() { # php-args cycles -> total Ir of the process
         { echo "metrics_cost: callgrind failed:" >&2; tail -5 "$work/cg.log" >&2; exit 1; }
     sed -n 's/^summary: *//p; s/^totals: *//p' "$f" | head -1 | awk '{print $1}'
 }
-cps() { # php-args -> cycles per second
+cps() { # php-args -> "cycles/s CPU-µs/cycle"
+    local TIMEFORMAT='%U %S'
     # shellcheck disable=SC2086
-    timeout 300 php -n $1 "$here/impl/ext.php" --nodes="$REDLOCK_TEST_NODES" --cycles="$wall_cycles" --seconds=120 \
-        --warmup=50 --no-lat | php -r '$j = json_decode(stream_get_contents(STDIN), true);
-            if (!$j["ok"] || $j["failed"]) { fwrite(STDERR, "failed cycles\n"); exit(1); }
-            printf("%.0f\n", $j["cycles"] / $j["wall_s"]);'
+    { time timeout 300 php -n $1 "$here/impl/ext.php" --nodes="$REDLOCK_TEST_NODES" --cycles="$wall_cycles" \
+        --seconds=120 --warmup=50 --no-lat >"$work/run.json"; } 2>"$work/time.txt"
+    php -r '$j = json_decode(file_get_contents($argv[1]), true);
+        if (!$j["ok"] || $j["failed"]) { fwrite(STDERR, "failed cycles\n"); exit(1); }
+        [$u, $s] = array_map("floatval", preg_split("/\s+/", trim(file_get_contents($argv[2]))));
+        printf("%.0f %.2f\n", $j["cycles"] / $j["wall_s"], ($u + $s) * 1e6 / ($j["cycles"] + 50));' \
+        "$work/run.json" "$work/time.txt"
 }
 
 for ((r = 1; r <= runs; r++)); do
@@ -71,23 +76,26 @@ for ((r = 1; r <= runs; r++)); do
         a=$(ir "${args[$i]}" 20)
         b=$(ir "${args[$i]}" $((20 + cycles)))
         echo $(((b - a) / cycles)) >>"$work/ir.$i"
-        cps "${args[$i]}" >>"$work/cps.$i"
+        read -r c u < <(cps "${args[$i]}")
+        echo "$c" >>"$work/cps.$i"
+        echo "$u" >>"$work/cpu.$i"
     done
     echo "metrics_cost: run $r of $runs done" >&2
 done
 
-median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
-printf '%-10s %14s %12s   (medians of %d runs; Ir runs: %s)\n' setting "Ir/cycle" "cycles/s" "$runs" "$cycles cycles"
+median() { sort -g "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+printf '%-10s %10s %10s %12s   (medians of %d runs; Ir: %s cycles, cycles/s and CPU: %s)\n' setting "Ir/cycle" \
+    "cycles/s" "CPU µs/cycle" "$runs" "$cycles" "$wall_cycles"
 for i in "${!labels[@]}"; do
-    printf '%-10s %14s %12s   Ir: %s\n' "${labels[$i]}" "$(median "$work/ir.$i")" "$(median "$work/cps.$i")" \
-        "$(tr '\n' ' ' <"$work/ir.$i")"
+    printf '%-10s %10s %10s %12s   Ir: %s\n' "${labels[$i]}" "$(median "$work/ir.$i")" "$(median "$work/cps.$i")" \
+        "$(median "$work/cpu.$i")" "$(tr '\n' ' ' <"$work/ir.$i")"
 done
-on_ir=$(median "$work/ir.0"); off_ir=$(median "$work/ir.1")
-on_cps=$(median "$work/cps.0"); off_cps=$(median "$work/cps.1")
-awk -v a="$on_ir" -v b="$off_ir" -v c="$on_cps" -v d="$off_cps" \
-    'BEGIN {printf "metrics=1 vs metrics=0: instructions %+.2f%%, cycles/s %+.2f%%\n", (a / b - 1) * 100, (c / d - 1) * 100}'
-if [ -n "$base" ]; then
-    base_ir=$(median "$work/ir.2"); base_cps=$(median "$work/cps.2")
-    awk -v a="$on_ir" -v b="$base_ir" -v c="$on_cps" -v d="$base_cps" \
-        'BEGIN {printf "metrics=1 vs base:      instructions %+.2f%%, cycles/s %+.2f%%\n", (a / b - 1) * 100, (c / d - 1) * 100}'
-fi
+ratio() { # label index-a index-b
+    awk -v l="$1" -v a="$(median "$work/ir.$2")" -v b="$(median "$work/ir.$3")" -v c="$(median "$work/cps.$2")" \
+        -v d="$(median "$work/cps.$3")" -v e="$(median "$work/cpu.$2")" -v f="$(median "$work/cpu.$3")" \
+        'BEGIN {printf "%s: instructions %+.2f%%, cycles/s %+.2f%%, CPU time %+.2f%%\n", l, (a / b - 1) * 100,
+                (c / d - 1) * 100, (e / f - 1) * 100}'
+}
+ratio "metrics=1 vs metrics=0" 0 1
+[ -n "$base" ] && ratio "metrics=1 vs base     " 0 2
+exit 0
