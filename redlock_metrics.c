@@ -459,8 +459,8 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
         buf_sample(&b, plain[i].name, "", counter(t, plain[i].c));
     }
     buf_head(&b, "redlock_extensions_total", "counter",
-             "Successful extensions: by=\"extend\" Lock::extend(), by=\"watchdog\" auto_extend (reported by each "
-             "worker at its next call or request end).");
+             "Successful extensions: by=\"extend\" Lock::extend(), by=\"watchdog\" auto_extend (a worker reports "
+             "its watchdog's at the end of each request, and when it calls metrics()).");
     buf_sample(&b, "redlock_extensions_total", "by=\"extend\"", counter(t, REDLOCK_M_EXTENSIONS));
     buf_sample(&b, "redlock_extensions_total", "by=\"watchdog\"", counter(t, REDLOCK_M_AUTO_EXTENSIONS));
 
