@@ -100,7 +100,7 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     /* per request: locks to release at request end; id -> php_redlock_held* */
     HashTable held;
     /* per request: the watchdog's handles of the auto_extend locks acquired
-     * in it (rl_watch*), stopped at request end */
+     * in it (php_redlock_watched*, redlock_lock.c), stopped at request end */
     HashTable watched;
     bool held_active;
     /* per request: the locks with on_lost (redlock_lost.c); id -> php_redlock_lost* */

@@ -95,6 +95,57 @@ ZEND_INI_MH(php_redlock_ini_update_DOUBLE);
 ZEND_INI_MH(php_redlock_ini_update_STRING);
 ZEND_INI_MH(php_redlock_ini_update_LOST);
 
+/* ---------- pool-wide metrics (redlock_metrics.c, API.md "Metrics") ----------
+ * One fixed table for the whole pool, in shared memory mapped at MINIT
+ * (before php-fpm forks its workers; every thread of a ZTS process uses it),
+ * or, with redlock.metrics=0, a table of this process only. Every update is
+ * a relaxed atomic add: no lock, no system call. */
+
+/* the pool's counters (redlock_*_total) */
+enum php_redlock_metric {
+    REDLOCK_M_ACQ_EXCLUSIVE,    /* acquisitions by mode */
+    REDLOCK_M_ACQ_SHARED,       /* (read locks: reserved) */
+    REDLOCK_M_ACQ_PERMIT,       /* (semaphores: reserved) */
+    REDLOCK_M_CONFLICTS,        /* lock() calls that returned null */
+    REDLOCK_M_QUORUM_FAILURES,  /* QuorumExceptions */
+    REDLOCK_M_LOST,             /* auto_extend locks the watchdog lost */
+    REDLOCK_M_RELEASES,         /* releases a quorum confirmed */
+    REDLOCK_M_EXTENSIONS,       /* successful extend() calls */
+    REDLOCK_M_AUTO_EXTENSIONS,  /* successful watchdog extensions */
+    REDLOCK_M_ATTEMPTS,         /* acquisition attempts sent (rl_lock_info.attempts) */
+    REDLOCK_M_WAKEUPS,          /* waiting lock() calls woken (none until fair waiting exists) */
+    REDLOCK_M_COUNT
+};
+
+/* What a pooled command connection has already reported to the table: its
+ * node's slot (an rlm_node of the table), its counters (rl_conn_stats(), a
+ * pointer into the connection for its life) and their values when last looked at. */
+typedef struct php_redlock_mseen {
+    void *node;
+    const rl_node_stats *st;
+    uint64_t ok, errors, timeouts;
+} php_redlock_mseen;
+
+/* MINIT (after the INI entries) and MSHUTDOWN */
+void php_redlock_metrics_startup(void);
+void php_redlock_metrics_shutdown(void);
+void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
+/* an exclusive acquisition that took wait_us from the lock() call */
+void php_redlock_metrics_acquired(uint64_t wait_us);
+/* a release a quorum confirmed of a lock acquired at acquired_us (rl_clock_monotonic;
+ * 0: restored, its acquisition not ours: no hold time) */
+void php_redlock_metrics_released(uint64_t acquired_us);
+struct php_redlock_pooled;
+/* a new command connection of the pool: its node's slot (claimed when the name is
+ * new; the "other" slot when the table is full) into p->mseen */
+void php_redlock_metrics_track(struct php_redlock_pooled *p);
+/* the group's transport: rl_net_fanout over g->net, then each node's results into the table */
+int php_redlock_metrics_fanout(void *group, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud);
+/* what this worker's connections counted since they last reported (replies read
+ * at request end), and the watchdog's extensions */
+void php_redlock_metrics_sync_pool(void);
+void php_redlock_metrics_info(void); /* phpinfo() rows */
+
 /* ---------- nodes, the connection pool and groups (redlock_nodes.c) ---------- */
 
 /* Every key of a node given as an array, once: X(key, type, rl_node_conf field, limit)
@@ -123,6 +174,7 @@ typedef struct php_redlock_pooled {
     bool sub; /* a subscriber connection (waits with wake_on_release) */
     char name[128];
     char *ident; /* its key in the pool (pool_identity(): no secret in it) */
+    php_redlock_mseen mseen; /* command connections: what the metrics table has of it */
 } php_redlock_pooled;
 
 void php_redlock_pooled_dtor(zval *zv);
@@ -197,6 +249,7 @@ typedef struct php_redlock_lock_obj {
     bool released;
     uint64_t fork_gen; /* a lock belongs to the process that acquired it */
     uint64_t held_id;  /* entry in the request-end release list, 0 when none */
+    uint64_t acquired_us; /* rl_clock_monotonic when lock() got it (redlock_hold_seconds); 0: restored */
     rl_watch *watch;   /* auto_extend or on_lost: the watchdog's handle (validity follows it), else NULL */
     struct php_redlock_lost *lost; /* on_lost: its delivery (redlock_lost.c), else NULL */
     zend_object std;

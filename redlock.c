@@ -43,6 +43,8 @@ zend_class_entry *php_redlock_lost_ce;
 
 PHP_INI_BEGIN()
     REDLOCK_OPTIONS(REDLOCK_INI_ENTRY)
+    /* not an option: read once at MINIT (redlock_metrics.c), before php-fpm forks */
+    PHP_INI_ENTRY_EX("redlock.metrics", "1", PHP_INI_SYSTEM, NULL, zend_ini_boolean_displayer_cb)
 PHP_INI_END()
 
 /* ---------- module ---------- */
@@ -80,6 +82,7 @@ PHP_MINIT_FUNCTION(redlock)
 
     rl_fork_generation(); /* installs the atfork hook before any fork */
     php_redlock_lost_minit();
+    php_redlock_metrics_startup(); /* the pool's table: mapped before php-fpm forks its workers */
     return php_redlock_pool_key_init();
 }
 
@@ -88,6 +91,7 @@ PHP_MSHUTDOWN_FUNCTION(redlock)
     /* stops every watch and joins the watchdog thread, before this code is unloaded */
     rl_watchdog_shutdown();
     php_redlock_lost_mshutdown();
+    php_redlock_metrics_shutdown();
     UNREGISTER_INI_ENTRIES();
     return SUCCESS;
 }
@@ -149,6 +153,8 @@ void php_redlock_pool_flush(void)
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
         if (!p->persistent && !rl_conn_busy(p->conn)) rl_conn_close(p->conn);
     } ZEND_HASH_FOREACH_END();
+    /* replies read by the drain, the watchdog's extensions: into the pool's metrics */
+    php_redlock_metrics_sync_pool();
 }
 
 PHP_MINFO_FUNCTION(redlock)
@@ -181,6 +187,7 @@ PHP_MINFO_FUNCTION(redlock)
     snprintf(buf, sizeof(buf), "%d", rl_watchdog_active(&running));
     php_info_print_table_row(2, "auto_extend watched locks", buf);
     php_info_print_table_row(2, "auto_extend watchdog thread", running ? "running" : "not started");
+    php_redlock_metrics_info();
     php_info_print_table_end();
     DISPLAY_INI_ENTRIES();
 }

@@ -28,6 +28,8 @@ final class RedLock
     public function nodes(): array {}
 
     public function stats(): array {}
+
+    public static function metrics(): string {}
 }
 }
 

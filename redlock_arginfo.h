@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: cdbad62d98bf2ac8df756b12e63802e98c0d7f1a */
+ * Stub hash: 9d7be55f51c59a88e99f49503235831ea7de07cb */
 
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_RedLock___construct, 0, 0, 1)
 	ZEND_ARG_TYPE_INFO(0, nodes, IS_ARRAY, 0)
@@ -40,6 +40,9 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_RedLock_stats arginfo_class_RedLock_nodes
 
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_metrics, 0, 0, IS_STRING, 0)
+ZEND_END_ARG_INFO()
+
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_Lock_release, 0, 0, _IS_BOOL, 0)
 ZEND_END_ARG_INFO()
 
@@ -66,6 +69,7 @@ ZEND_METHOD(RedLock, releaseAll);
 ZEND_METHOD(RedLock, quorum);
 ZEND_METHOD(RedLock, nodes);
 ZEND_METHOD(RedLock, stats);
+ZEND_METHOD(RedLock, metrics);
 ZEND_METHOD(RedLock_Lock, release);
 ZEND_METHOD(RedLock_Lock, extend);
 ZEND_METHOD(RedLock_Lock, isValid);
@@ -85,6 +89,7 @@ static const zend_function_entry class_RedLock_methods[] = {
 	ZEND_ME(RedLock, quorum, arginfo_class_RedLock_quorum, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, nodes, arginfo_class_RedLock_nodes, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, stats, arginfo_class_RedLock_stats, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock, metrics, arginfo_class_RedLock_metrics, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
 	ZEND_FE_END
 };
 

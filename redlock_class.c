@@ -141,7 +141,10 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
     php_redlock_group_prepare(g);
     bool waits = o.wait > 0 && o.wake_on_release;
     if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
+    uint64_t called_us = rl_clock_monotonic.now_us(NULL); /* redlock_wait_seconds counts from here */
+    info.attempts = 0; /* (set by rl_acquire but on bad arguments) */
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    php_redlock_metrics_add(REDLOCK_M_ATTEMPTS, (uint64_t)info.attempts);
     if (waits) php_redlock_group_wait_done(g);
     if (php_redlock_throw_same_server(g, &call, r, "lock")) {
         /* never hand out a lock counted on one server twice */
@@ -163,16 +166,19 @@ static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource
             REDLOCK_G(acquired)++;
             l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o, w);
             if (lost) php_redlock_lost_attach(l, lost);
+            php_redlock_metrics_acquired(l->acquired_us - called_us);
         }
     } else {
         if (r == RL_NO_QUORUM) {
             REDLOCK_G(quorum_failures)++;
+            php_redlock_metrics_add(REDLOCK_M_QUORUM_FAILURES, 1);
             php_redlock_throw_quorum(g, &call, "lock");
         } else if (r == RL_ERROR) {
             zend_throw_exception(php_redlock_exception_ce,
                                  "lock: internal error (out of memory or random source failed)", 0);
         } else {
             REDLOCK_G(conflicts)++;
+            php_redlock_metrics_add(REDLOCK_M_CONFLICTS, 1);
             *conflict = true;
         }
         zend_string_release(key);
@@ -283,6 +289,7 @@ PHP_METHOD(RedLock, isLocked)
     if (!ask_about_key(ZEND_THIS, resource, "isLocked", rl_is_locked, &call, &g, &r)) RETURN_THROWS();
     if (r == RL_NO_QUORUM || r == RL_ERROR) {
         REDLOCK_G(quorum_failures)++;
+        php_redlock_metrics_add(REDLOCK_M_QUORUM_FAILURES, 1);
         php_redlock_throw_quorum(g, &call, "isLocked");
         RETURN_THROWS();
     }

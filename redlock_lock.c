@@ -10,6 +10,7 @@ typedef struct php_redlock_held {
     php_redlock_lock_obj *obj;    /* while it lives (releaseAll() marks it released), else NULL */
     char token[RL_TOKEN_MAX + 1]; /* random or the caller's ("token" option) */
     uint64_t fork_gen;
+    uint64_t acquired_us; /* for redlock_hold_seconds */
 } php_redlock_held;
 
 static zend_object *php_redlock_lock_create(zend_class_entry *ce)
@@ -86,19 +87,28 @@ void php_redlock_held_forget(php_redlock_lock_obj *l)
 static void held_add(php_redlock_lock_obj *l)
 {
     php_redlock_held *h = emalloc(sizeof(*h));
-    *h = (php_redlock_held){.g = l->g, .key = zend_string_copy(l->key), .obj = l, .fork_gen = l->fork_gen};
+    *h = (php_redlock_held){.g = l->g,
+                            .key = zend_string_copy(l->key),
+                            .obj = l,
+                            .fork_gen = l->fork_gen,
+                            .acquired_us = l->acquired_us};
     l->g->refcount++;
     memcpy(h->token, l->info.token, l->info.token_len + 1);
     l->held_id = ++REDLOCK_G(next_held_id);
     zend_hash_index_add_new_ptr(&REDLOCK_G(held), l->held_id, h);
 }
 
-/* Every release (release(), synchronized(), request end) goes through here. */
-static int release_token(php_redlock_group *g, zend_string *key, const char *token, rl_call *call)
+/* Every release (release(), synchronized(), request end) goes through here;
+ * acquired_us 0: a restored lock (its acquisition is not ours: no hold time). */
+static int release_token(php_redlock_group *g, zend_string *key, const char *token, uint64_t acquired_us,
+                         rl_call *call)
 {
     php_redlock_group_prepare(g);
     int r = rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), token, call);
-    if (r == RL_RELEASED) REDLOCK_G(released)++;
+    if (r == RL_RELEASED) {
+        REDLOCK_G(released)++;
+        php_redlock_metrics_released(acquired_us);
+    }
     return r;
 }
 
@@ -107,7 +117,7 @@ int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call)
     /* no extension may follow the release: stop waits for one in flight */
     if (l->watch) rl_watch_stop(l->watch);
     if (l->lost) php_redlock_lost_forget(l); /* nothing after release() */
-    return release_token(l->g, l->key, l->info.token, call);
+    return release_token(l->g, l->key, l->info.token, l->acquired_us, call);
 }
 
 void php_redlock_held_start(void)
@@ -118,6 +128,12 @@ void php_redlock_held_start(void)
 }
 
 /* ---------- auto_extend: the watchdog (redlock_core/rl_watchdog.c) ---------- */
+
+/* An entry of REDLOCK_G(watched). */
+typedef struct php_redlock_watched {
+    rl_watch *w;
+    uint64_t fork_gen; /* of the process that acquired the lock */
+} php_redlock_watched;
 
 rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
                                   const php_redlock_opts *o, php_redlock_lost *lost)
@@ -151,18 +167,27 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
     if (w && REDLOCK_G(held_active)) {
         /* the request's own reference: stopped at its end, whatever became of the object */
         rl_watch_ref(w);
-        zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), w);
+        php_redlock_watched *e = emalloc(sizeof(*e));
+        *e = (php_redlock_watched){.w = w, .fork_gen = rl_fork_generation()};
+        zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), e);
     }
     return w;
 }
 
 void php_redlock_watch_stop_all(void)
 {
-    rl_watch *w;
+    php_redlock_watched *e;
     if (!REDLOCK_G(held_active)) return;
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), w) {
-        rl_watch_stop(w); /* a fork child's copy: a no-op, the parent keeps extending */
-        rl_watch_unref(w);
+    uint64_t gen = rl_fork_generation();
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), e) {
+        rl_watch_stop(e->w); /* a fork child's copy: a no-op, the parent keeps extending */
+        /* each watched lock is here once: a lost one is counted here, when its request
+         * ends, by the process that acquired it (a child's copy may say lost too) */
+        rl_watch_status st;
+        rl_watch_status_get(e->w, &st);
+        if (st.state == RL_WATCH_LOST && e->fork_gen == gen) php_redlock_metrics_add(REDLOCK_M_LOST, 1);
+        rl_watch_unref(e->w);
+        efree(e);
     } ZEND_HASH_FOREACH_END();
     zend_hash_destroy(&REDLOCK_G(watched));
     zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
@@ -185,7 +210,7 @@ int php_redlock_held_release_all(bool ending)
             h->obj->released = true;
             h->obj->held_id = 0;
         }
-        if (release_token(h->g, h->key, h->token, NULL) == RL_RELEASED) released++;
+        if (release_token(h->g, h->key, h->token, h->acquired_us, NULL) == RL_RELEASED) released++;
     } ZEND_HASH_FOREACH_END();
     REDLOCK_G(held_active) = false;
     zend_hash_destroy(&REDLOCK_G(held));
@@ -211,6 +236,7 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
     l->throw_on_lost = o->throw_on_lost;
     l->fork_gen = rl_fork_generation();
     l->watch = watch;
+    l->acquired_us = rl_clock_monotonic.now_us(NULL);
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
     ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, info->token_len);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
@@ -311,6 +337,7 @@ PHP_METHOD(RedLock_Lock, extend)
     if (r == RL_EXTENDED) {
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
         REDLOCK_G(extended)++;
+        php_redlock_metrics_add(REDLOCK_M_EXTENSIONS, 1);
         RETURN_TRUE;
     }
     if (l->throw_on_lost && r == RL_LOST) {
@@ -370,6 +397,7 @@ PHP_METHOD(RedLock_Lock, isHeld)
     if (php_redlock_throw_same_server(l->g, &call, r, "isHeld")) RETURN_THROWS();
     if (r == RL_NO_QUORUM || r == RL_ERROR) {
         REDLOCK_G(quorum_failures)++;
+        php_redlock_metrics_add(REDLOCK_M_QUORUM_FAILURES, 1);
         php_redlock_throw_quorum(l->g, &call, "isHeld");
         RETURN_THROWS();
     }

@@ -124,6 +124,7 @@ static php_redlock_pooled *pool_get_key(zend_string *key, const rl_node_conf *co
     p->persistent = persistent;
     p->sub = sub;
     rl_node_conf_name(conf, p->name, sizeof(p->name));
+    if (!sub) php_redlock_metrics_track(p);
     zend_hash_str_add_new_ptr(&REDLOCK_G(pool), ZSTR_VAL(key), ZSTR_LEN(key), p);
     return p;
 }
@@ -537,7 +538,8 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
         wipe_secret(&c->tls_conf.passphrase);
     }
     g->net = (rl_net){.conns = g->conns, .n = g->n, .clock = &rl_clock_monotonic};
-    g->tp = (rl_transport){.fanout = rl_net_fanout, .ctx = &g->net};
+    /* rl_net_fanout over g->net, each node's results counted into the pool's metrics */
+    g->tp = (rl_transport){.fanout = php_redlock_metrics_fanout, .ctx = g};
     g->ctx = (rl_ctx){.tp = &g->tp, .clock = &rl_clock_monotonic, .rnd = &rl_random_system, .n = g->n};
     return SUCCESS;
 }

@@ -7,13 +7,15 @@
 # python3 drives redlock(1) on a pseudo-terminal (tests/cli/jobctl.py).
 # debootstrap and dpkg-dev (apt-get source): the platform matrix
 # (tests/platforms/run.sh: a Debian 13 chroot, PHP 8.2 built ZTS from Debian's source package).
+# prometheus ships promtool, which checks RedLock::metrics()'s
+# output (tests/metrics/promtool.phpt); its server is stopped below, never used.
 set -euo pipefail
 pkgs=(
   php-dev php-cli php-pear php-parser php-redis php-fpm libfcgi-bin phpunit
   composer php-json-schema
   libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
-  man-db procps strace python3 rsync php-symfony-lock
+  man-db procps strace python3 rsync php-symfony-lock prometheus
   debootstrap dpkg-dev
 )
 missing=()
@@ -28,5 +30,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Debian starts services on install; the tests start their own servers on free ports.
-if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server php8.2-fpm >/dev/null 2>&1 || true; fi
+if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server php8.2-fpm prometheus >/dev/null 2>&1 || true; fi
+# without systemd the package's init script may have started the Prometheus server
+if [ -x /etc/init.d/prometheus ]; then /etc/init.d/prometheus stop >/dev/null 2>&1 || true; fi
 exit 0

@@ -24,6 +24,8 @@ const EXCLUDE = [
     'integrations/',          // the Symfony and Laravel adapters: Composer packages, installed with Composer
     'tests/integrations/',    // their PHPUnit runs (Composer installs from Packagist)
     'redlock_core/tests/',    // C unit tests of the core (make -C redlock_core test)
+    'tests/metrics/table_test.c',  // C test of the metrics table (uses redlock_core/tests/check.h)
+    'tests/metrics/table_test.sh',
     'redlock_core/fuzz/',
     'redlock_core/model/',    // model check of the fencing protocol (make -C redlock_core model)
     'redlock_core/Makefile',  // standalone core build; phpize builds from config.m4

@@ -5,11 +5,11 @@
 #
 # run-tests traces children: the shells and redis-servers a test starts (node
 # restarts) must run at full speed, or their replies miss the 50 ms timeouts (and
-# strace, which cannot run under valgrind, runs its php natively);
+# strace, which cannot run under valgrind, runs its php natively; promtool is a Go program);
 # pcre.jit=0 because valgrind cannot follow PCRE's JIT code (false reports).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 SO [run-tests.php args...] [tests...]" >&2; exit 2; }
 so=$1; shift
-export VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli,*/strace"
+export VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli,*/strace,*/promtool"
 exec bash "$here/run-phpt.sh" "$so" -m -d pcre.jit=0 "$@"

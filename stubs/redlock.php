@@ -291,6 +291,24 @@ final class RedLock
      *     back-off counts an error per call and says so in last_error.
      */
     public function stats(): array {}
+
+    /**
+     * The pool's counters and histograms in the Prometheus text format 0.0.4
+     * (`# HELP`/`# TYPE`, counters `*_total`, times in seconds): every process
+     * that shares the table (the php-fpm master and its workers, or every
+     * thread), or this process only with `redlock.metrics=0`
+     * (PHP_INI_SYSTEM). Families: redlock_acquisitions_total{mode},
+     * redlock_conflicts_total, redlock_quorum_failures_total,
+     * redlock_lost_total, redlock_releases_total, redlock_extensions_total{by},
+     * redlock_attempts_total, redlock_wakeups_total,
+     * redlock_node_requests_total{node,result}, the histograms
+     * redlock_node_latency_seconds{node}, redlock_wait_seconds and
+     * redlock_hold_seconds, and the gauges redlock_metrics_node_slots and
+     * redlock_metrics_shared. Serve it from a /metrics route.
+     *
+     * @return non-empty-string
+     */
+    public static function metrics(): string {}
 }
 }
 

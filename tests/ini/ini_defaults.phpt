@@ -13,6 +13,9 @@ foreach (['retry_count', 'retry_delay', 'retry_jitter', 'wait', 'drift_factor', 
     echo "$o: ", $v === false ? 'MISSING' : var_export($v, true), "\n";
 }
 $all = ini_get_all('redlock');
+// redlock.metrics is not an option: read once at startup (RedLock::metrics())
+echo "redlock.metrics: ", $all['redlock.metrics']['access'] === INI_SYSTEM ? 'PHP_INI_SYSTEM' : 'other', "\n";
+unset($all['redlock.metrics']);
 echo "all PHP_INI_ALL: ", var_export(count(array_filter($all, fn($e) => $e['access'] === INI_ALL)) === count($all), true), "\n";
 
 $prefix = rl_name('ini') . ':';
@@ -46,6 +49,7 @@ fencing: '0'
 auto_release: '1'
 throw_on_lost: '0'
 wake_on_release: '1'
+redlock.metrics: PHP_INI_SYSTEM
 all PHP_INI_ALL: true
 ini prefix used: 5
 NULL

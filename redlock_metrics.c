@@ -1,0 +1,712 @@
+/* redlock_metrics.c -- pool-wide metrics: RedLock::metrics() in the Prometheus text format (API.md "Metrics").
+ *
+ * stats() counts per worker; an operator needs the pool. So one fixed table
+ * (rlm_table) holds the counters of every process that shares it:
+ * - mapped at MINIT, MAP_SHARED | MAP_ANONYMOUS, before php-fpm forks its
+ *   workers: the master and every child (and every thread of a ZTS process)
+ *   update the same memory. A new master maps a new table: a restarted pool
+ *   starts at 0, and so does a new CLI process.
+ * - redlock.metrics=0 (or no shared memory): the same table, but private to
+ *   this process (static storage): metrics() shows this worker's figures.
+ * - Updates are relaxed C11 atomic adds (a fetch_add, no lock, no system
+ *   call): a worker killed at any instruction leaves every counter either
+ *   added or not. A histogram observation is two adds (its bucket, its sum):
+ *   the count is the sum of the buckets, so buckets, +Inf and _count always
+ *   agree; only _sum may lack the observation a worker died in.
+ * - Nodes: RLM_NODE_SLOTS slots claimed by node name, never freed (a slot
+ *   keeps its name for the table's life), and one "other" slot for the nodes
+ *   beyond. Claim rule (slot_claim): a slot's state word goes FREE -> CLAIMING
+ *   (with the claimer's pid) -> READY by CAS, the name written in between; a
+ *   reader uses only READY slots. A slot left CLAIMING by a process that died
+ *   (SIGKILL between the CAS and READY) is taken over by the next claimer once
+ *   kill(pid, 0) says the process is gone; one whose claimer still lives
+ *   (stopped, or its pid reused) is waited for a bounded time, then skipped.
+ *   Claimers take slots in order and wait for every CLAIMING slot before
+ *   a later one, so one name gets one slot; should a skip ever give a name
+ *   two, metrics() adds them up (one series per node, always).
+ *
+ * The table part (up to "the extension") uses no PHP API: tests/metrics/
+ * table_test.c compiles it with RLM_TABLE_ONLY and drives it from threads and
+ * processes. */
+#include "php_redlock_int.h"
+#ifndef RLM_TABLE_ONLY
+#include "ext/standard/info.h"
+#endif
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifndef PHP_WIN32
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+#define RLM_NODE_SLOTS 64
+#define RLM_OTHER RLM_NODE_SLOTS /* the slot of every node beyond the table */
+#define RLM_NAME_LEN 128         /* = php_redlock_pooled.name */
+#define RLM_HIST_MAX 18          /* buckets of a histogram, +Inf included */
+
+/* a slot's state word: the kind in the high half, the claimer's pid in the low */
+#define RLM_FREE 0
+#define RLM_READY ((uint64_t)1 << 32)
+#define RLM_CLAIMING ((uint64_t)2 << 32)
+/* how long a claimer waits for a slot another live process is claiming */
+#define RLM_CLAIM_WAIT_US 10000
+
+typedef struct rlm_hist {
+    _Atomic uint64_t bucket[RLM_HIST_MAX]; /* not cumulative: [i] counts le[i-1] < v <= le[i] */
+    _Atomic uint64_t sum_us;
+} rlm_hist;
+
+/* a histogram's finite upper bounds in µs (the last bucket is +Inf) */
+typedef struct rlm_bounds {
+    int n;
+    uint64_t le_us[RLM_HIST_MAX - 1];
+    /* by a value's octave (its highest bit): the first bucket it can fall in, so
+     * that an observation costs a compare or two (bounds_init; all 0 before: still right) */
+    unsigned char from[64];
+} rlm_bounds;
+
+/* node round trips: loopback to a far region, up to the 60 s timeout limit */
+static rlm_bounds rlm_lat = {.n = 17,
+                             .le_us = {50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+                                       1000000, 2500000, 5000000, 10000000}};
+/* lock() to acquisition: one round trip when free, retries and waits beyond */
+static rlm_bounds rlm_wait = {.n = 17,
+                              .le_us = {100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+                                        1000000, 2500000, 5000000, 10000000, 30000000, 60000000}};
+/* acquisition to release: a request's work up to a long job's */
+static rlm_bounds rlm_hold = {.n = 14,
+                              .le_us = {1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000, 10000000, 30000000,
+                                        60000000, 300000000, 900000000, 3600000000u}};
+
+enum { RLM_REQ_OK, RLM_REQ_ERROR, RLM_REQ_TIMEOUT, RLM_REQ_COUNT };
+
+typedef struct rlm_node {
+    _Alignas(64) _Atomic uint64_t state; /* one slot per cache line: workers of other nodes do not contend */
+    _Atomic uint64_t req[RLM_REQ_COUNT];
+    rlm_hist lat;
+    char name[RLM_NAME_LEN]; /* NUL-terminated; written once, before READY */
+} rlm_node;
+
+typedef struct rlm_table {
+    _Atomic uint64_t counter[REDLOCK_M_COUNT];
+    rlm_hist wait, hold;
+    rlm_node node[RLM_NODE_SLOTS + 1]; /* [RLM_OTHER]: "other" */
+} rlm_table;
+
+/* ---------- updates: the hot path ---------- */
+
+static inline void rlm_add(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add_explicit(c, n, memory_order_relaxed); }
+
+static inline int rlm_octave(uint64_t us)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return us ? 63 - __builtin_clzll(us) : 0;
+#else
+    int k = 0;
+    while (us >>= 1) k++;
+    return k;
+#endif
+}
+
+/* the first bucket whose bound is >= every value of each octave's lowest */
+static void bounds_init(rlm_bounds *b)
+{
+    for (int k = 0; k < 64; k++) {
+        uint64_t lo = k ? (uint64_t)1 << k : 0;
+        int i = 0;
+        while (i < b->n && b->le_us[i] < lo) i++;
+        b->from[k] = (unsigned char)i;
+    }
+}
+
+static void rlm_bounds_init(void)
+{
+    bounds_init(&rlm_lat);
+    bounds_init(&rlm_wait);
+    bounds_init(&rlm_hold);
+}
+
+static inline void rlm_observe(rlm_hist *h, const rlm_bounds *b, uint64_t us)
+{
+    int i = b->from[rlm_octave(us)]; /* no bucket before it can hold us */
+    while (i < b->n && us > b->le_us[i]) i++;
+    rlm_add(&h->bucket[i], 1);
+    rlm_add(&h->sum_us, us);
+}
+
+/* ---------- node slots ---------- */
+
+#ifndef PHP_WIN32
+static int pid_gone(uint32_t pid) { return pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+static uint32_t self_pid(void) { return (uint32_t)getpid(); }
+static void claim_pause(int round)
+{
+    if (round < 64) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 100000}; /* 100 µs */
+        nanosleep(&ts, NULL);
+    }
+}
+#else
+/* the table is this process' (no fork): a claimer is a live thread */
+static int pid_gone(uint32_t pid) { return 0; }
+static uint32_t self_pid(void) { return 1; }
+static void claim_pause(int round) { SwitchToThread(); }
+#endif
+
+static int claim_rounds(void) { return 64 + RLM_CLAIM_WAIT_US / 100; }
+
+static int slot_take(rlm_node *s, uint64_t expect, const char *name, uint32_t me)
+{
+    if (!atomic_compare_exchange_strong(&s->state, &expect, RLM_CLAIMING | me)) return 0;
+    /* ours until READY: no reader looks at the name of a slot being claimed */
+    memset(s->name, 0, sizeof(s->name));
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    atomic_store_explicit(&s->state, RLM_READY, memory_order_release);
+    return 1;
+}
+
+/* The slot of name: found, or claimed (see the rule at the top); RLM_OTHER when none is left. */
+static int slot_claim(rlm_table *t, const char *name)
+{
+    uint32_t me = self_pid();
+    for (int i = 0; i < RLM_NODE_SLOTS; i++) {
+        rlm_node *s = &t->node[i];
+        for (int round = 0;; round++) {
+            uint64_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+            if (st == RLM_READY) {
+                if (strncmp(s->name, name, RLM_NAME_LEN - 1) == 0) return i;
+                break; /* another node's slot */
+            }
+            if (st == RLM_FREE) {
+                if (slot_take(s, st, name, me)) return i;
+                continue; /* another claimer was first: see what it claims */
+            }
+            /* being claimed: the claimer copies a name and is done, unless it died there */
+            uint32_t owner = (uint32_t)(st & 0xffffffffu);
+            if (owner != me && pid_gone(owner)) {
+                if (slot_take(s, st, name, me)) return i;
+                continue;
+            }
+            if (round >= claim_rounds()) break; /* a stopped claimer, or its pid reused: skip the slot */
+            claim_pause(round);
+        }
+    }
+    return RLM_OTHER;
+}
+
+/* ---------- the Prometheus text format 0.0.4 ---------- */
+
+typedef struct rlm_buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} rlm_buf;
+
+static void buf_put(rlm_buf *b, const char *s, size_t n)
+{
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 16384;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) {
+            b->oom = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void buf_str(rlm_buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+static void buf_u64(rlm_buf *b, uint64_t v)
+{
+    char tmp[24];
+    buf_put(b, tmp, (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v));
+}
+
+/* µs as decimal seconds, exactly: 2500 -> "0.0025", 1000000 -> "1" */
+static void buf_seconds(rlm_buf *b, uint64_t us)
+{
+    char tmp[40];
+    int n = snprintf(tmp, sizeof(tmp), "%llu.%06llu", (unsigned long long)(us / 1000000),
+                     (unsigned long long)(us % 1000000));
+    while (tmp[n - 1] == '0') n--;
+    if (tmp[n - 1] == '.') n--;
+    buf_put(b, tmp, (size_t)n);
+}
+
+/* length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len;
+    if (s[0] < 0x80) return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        len = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4;
+    else
+        return 0;
+    if (len > n) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
+        return 0; /* overlong, surrogate */
+    if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
+        return 0; /* overlong, > U+10FFFF */
+    return len;
+}
+
+/* a label value: \ " and newline escaped; a socket path that is not UTF-8 gets U+FFFD for each bad byte */
+static void buf_label(rlm_buf *b, const char *v)
+{
+    const unsigned char *s = (const unsigned char *)v;
+    size_t n = strlen(v);
+    while (n > 0) {
+        size_t l = utf8_len(s, n);
+        if (l == 0) {
+            buf_str(b, "\xef\xbf\xbd");
+            l = 1;
+        } else if (*s == '\\') {
+            buf_str(b, "\\\\");
+        } else if (*s == '"') {
+            buf_str(b, "\\\"");
+        } else if (*s == '\n') {
+            buf_str(b, "\\n");
+        } else {
+            buf_put(b, (const char *)s, l);
+        }
+        s += l;
+        n -= l;
+    }
+}
+
+static void buf_head(rlm_buf *b, const char *name, const char *type, const char *help)
+{
+    buf_str(b, "# HELP ");
+    buf_str(b, name);
+    buf_str(b, " ");
+    buf_str(b, help);
+    buf_str(b, "\n# TYPE ");
+    buf_str(b, name);
+    buf_str(b, " ");
+    buf_str(b, type);
+    buf_str(b, "\n");
+}
+
+/* name{labels} value: labels is "" or `k="v",` pairs already escaped, without braces */
+static void buf_sample(rlm_buf *b, const char *name, const char *labels, uint64_t v)
+{
+    buf_str(b, name);
+    if (labels[0]) {
+        buf_str(b, "{");
+        buf_str(b, labels);
+        buf_str(b, "}");
+    }
+    buf_str(b, " ");
+    buf_u64(b, v);
+    buf_str(b, "\n");
+}
+
+/* a histogram's values read once (so its buckets, +Inf and _count agree) */
+typedef struct rlm_hist_snap {
+    uint64_t bucket[RLM_HIST_MAX], sum_us;
+} rlm_hist_snap;
+
+static void hist_read(rlm_hist_snap *into, const rlm_hist *h, int add)
+{
+    if (!add) memset(into, 0, sizeof(*into));
+    for (int i = 0; i < RLM_HIST_MAX; i++) into->bucket[i] += atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
+    into->sum_us += atomic_load_explicit(&h->sum_us, memory_order_relaxed);
+}
+
+/* name_bucket{labels,le="..."} cumulative, +Inf last, then name_sum and name_count; labels escaped, may be "" */
+static void buf_hist(rlm_buf *b, const char *name, const char *labels, const rlm_bounds *bd, const rlm_hist_snap *h)
+{
+    uint64_t cum = 0;
+    for (int i = 0; i <= bd->n; i++) {
+        cum += h->bucket[i];
+        buf_str(b, name);
+        buf_str(b, "_bucket{");
+        if (labels[0]) {
+            buf_str(b, labels);
+            buf_str(b, ",");
+        }
+        buf_str(b, "le=\"");
+        if (i < bd->n)
+            buf_seconds(b, bd->le_us[i]);
+        else
+            buf_str(b, "+Inf");
+        buf_str(b, "\"} ");
+        buf_u64(b, cum);
+        buf_str(b, "\n");
+    }
+    buf_str(b, name);
+    buf_str(b, "_sum");
+    if (labels[0]) {
+        buf_str(b, "{");
+        buf_str(b, labels);
+        buf_str(b, "}");
+    }
+    buf_str(b, " ");
+    buf_seconds(b, h->sum_us);
+    buf_str(b, "\n");
+    char cname[96];
+    snprintf(cname, sizeof(cname), "%s_count", name);
+    buf_sample(b, cname, labels, cum);
+}
+
+/* the nodes of the table, one entry per name (slots of one name added up) */
+typedef struct rlm_node_snap {
+    const char *name;
+    uint64_t req[RLM_REQ_COUNT];
+    rlm_hist_snap lat;
+} rlm_node_snap;
+
+static int nodes_read(const rlm_table *t, rlm_node_snap *out)
+{
+    int n = 0;
+    for (int i = 0; i <= RLM_NODE_SLOTS; i++) {
+        const rlm_node *s = &t->node[i];
+        const char *name = "other";
+        if (i < RLM_NODE_SLOTS) {
+            if (atomic_load_explicit(&s->state, memory_order_acquire) != RLM_READY) continue;
+            name = s->name;
+        }
+        rlm_node_snap *e = NULL;
+        for (int j = 0; j < n && !e; j++)
+            if (strcmp(out[j].name, name) == 0) e = &out[j];
+        int add = e != NULL;
+        if (!e) {
+            e = &out[n];
+            memset(e, 0, sizeof(*e));
+            e->name = name;
+        }
+        uint64_t any = 0;
+        for (int r = 0; r < RLM_REQ_COUNT; r++) {
+            uint64_t v = atomic_load_explicit(&s->req[r], memory_order_relaxed);
+            e->req[r] += v;
+            any |= v;
+        }
+        hist_read(&e->lat, &s->lat, add);
+        for (int k = 0; k < RLM_HIST_MAX; k++) any |= e->lat.bucket[k];
+        /* "other" only once a node went there */
+        if (!add && (i < RLM_NODE_SLOTS || any)) n++;
+    }
+    return n;
+}
+
+static uint64_t counter(const rlm_table *t, int c)
+{
+    return atomic_load_explicit(&t->counter[c], memory_order_relaxed);
+}
+
+/* The whole exposition (malloc'd, NUL-terminated), NULL when out of memory. */
+static char *rlm_render(const rlm_table *t, int shared, size_t *len)
+{
+    rlm_buf b = {0};
+    rlm_node_snap *nodes = malloc(sizeof(*nodes) * (RLM_NODE_SLOTS + 1)); /* ~11 KiB: not on a thread's stack */
+    if (!nodes) return NULL;
+    int nn = nodes_read(t, nodes);
+    char labels[RLM_NAME_LEN * 6 + 64];
+
+    buf_head(&b, "redlock_acquisitions_total", "counter",
+             "Locks acquired by lock() and synchronized(), by mode: exclusive; shared (read locks) and permit "
+             "(semaphores) stay 0 until those exist.");
+    buf_sample(&b, "redlock_acquisitions_total", "mode=\"exclusive\"", counter(t, REDLOCK_M_ACQ_EXCLUSIVE));
+    buf_sample(&b, "redlock_acquisitions_total", "mode=\"shared\"", counter(t, REDLOCK_M_ACQ_SHARED));
+    buf_sample(&b, "redlock_acquisitions_total", "mode=\"permit\"", counter(t, REDLOCK_M_ACQ_PERMIT));
+    static const struct {
+        const char *name, *help;
+        int c;
+    } plain[] = {
+        {"redlock_conflicts_total",
+         "lock() calls that returned null: another owner held the lock through every attempt, the validity came "
+         "out <= 0, or the wait ran out.",
+         REDLOCK_M_CONFLICTS},
+        {"redlock_quorum_failures_total",
+         "Calls that threw a QuorumException: fewer than a quorum of nodes answered (lock, isLocked, isHeld).",
+         REDLOCK_M_QUORUM_FAILURES},
+        {"redlock_lost_total",
+         "auto_extend locks lost: a watchdog extension failed (counted when the request that held the lock ends).",
+         REDLOCK_M_LOST},
+        {"redlock_releases_total",
+         "Releases a quorum confirmed: release(), synchronized() and request-end auto_release.", REDLOCK_M_RELEASES},
+        {"redlock_attempts_total", "Acquisition attempts sent: the first of every lock() call and each retry.",
+         REDLOCK_M_ATTEMPTS},
+        {"redlock_wakeups_total",
+         "Waiting lock() calls woken by a release ahead of their retry timer (counted with fair waiting; 0 until then).",
+         REDLOCK_M_WAKEUPS},
+    };
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+        buf_head(&b, plain[i].name, "counter", plain[i].help);
+        buf_sample(&b, plain[i].name, "", counter(t, plain[i].c));
+    }
+    buf_head(&b, "redlock_extensions_total", "counter",
+             "Successful extensions: by=\"extend\" Lock::extend(), by=\"watchdog\" auto_extend (a worker reports "
+             "its watchdog's at the end of each request, and when it calls metrics()).");
+    buf_sample(&b, "redlock_extensions_total", "by=\"extend\"", counter(t, REDLOCK_M_EXTENSIONS));
+    buf_sample(&b, "redlock_extensions_total", "by=\"watchdog\"", counter(t, REDLOCK_M_AUTO_EXTENSIONS));
+
+    static const char *const results[RLM_REQ_COUNT] = {"ok", "error", "timeout"};
+    buf_head(&b, "redlock_node_requests_total", "counter",
+             "Round trips to each node by result: ok, error (refused, i/o, authentication, error reply, back-off), "
+             "timeout; what stats() counts, for the whole pool. node=\"other\": nodes beyond the table's 64.");
+    for (int i = 0; i < nn; i++) {
+        for (int r = 0; r < RLM_REQ_COUNT; r++) {
+            rlm_buf lb = {labels, 0, sizeof(labels), 0};
+            buf_str(&lb, "node=\"");
+            buf_label(&lb, nodes[i].name);
+            buf_str(&lb, "\",result=\"");
+            buf_str(&lb, results[r]);
+            buf_str(&lb, "\"");
+            buf_sample(&b, "redlock_node_requests_total", labels, nodes[i].req[r]);
+        }
+    }
+    buf_head(&b, "redlock_node_latency_seconds", "histogram",
+             "Round-trip time of the node answers a call waited for (a reply that comes after the call was decided "
+             "counts as ok in redlock_node_requests_total, not here).");
+    for (int i = 0; i < nn; i++) {
+        rlm_buf lb = {labels, 0, sizeof(labels), 0};
+        buf_str(&lb, "node=\"");
+        buf_label(&lb, nodes[i].name);
+        buf_str(&lb, "\"");
+        buf_hist(&b, "redlock_node_latency_seconds", labels, &rlm_lat, &nodes[i].lat);
+    }
+    rlm_hist_snap h;
+    buf_head(&b, "redlock_wait_seconds", "histogram",
+             "Time from a lock() call to the acquisition, of the calls that acquired.");
+    hist_read(&h, &t->wait, 0);
+    buf_hist(&b, "redlock_wait_seconds", "", &rlm_wait, &h);
+    buf_head(&b, "redlock_hold_seconds", "histogram",
+             "Time from an acquisition to its release, of the releases a quorum confirmed.");
+    hist_read(&h, &t->hold, 0);
+    buf_hist(&b, "redlock_hold_seconds", "", &rlm_hold, &h);
+
+    uint64_t used = 0;
+    for (int i = 0; i < RLM_NODE_SLOTS; i++)
+        if (atomic_load_explicit(&t->node[i].state, memory_order_relaxed) != RLM_FREE) used++;
+    buf_head(&b, "redlock_metrics_node_slots", "gauge",
+             "Node slots of the metrics table in use, of 64 (nodes beyond are counted as node=\"other\").");
+    buf_sample(&b, "redlock_metrics_node_slots", "", used);
+    buf_head(&b, "redlock_metrics_shared", "gauge",
+             "1: the figures of every process sharing the table (the php-fpm pool, or every thread); 0: this process "
+             "only (redlock.metrics=0, or no shared memory).");
+    buf_sample(&b, "redlock_metrics_shared", "", shared ? 1 : 0);
+    free(nodes);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    *len = b.len;
+    return b.s;
+}
+
+/* A zeroed shared table (NULL when it cannot be had). */
+static rlm_table *rlm_map_shared(void)
+{
+#ifndef PHP_WIN32
+    _Atomic uint64_t probe;
+    /* an atomic that is not lock-free is a lock of this process only: useless across processes */
+    if (!atomic_is_lock_free(&probe)) return NULL;
+    void *m = mmap(NULL, sizeof(rlm_table), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? NULL : (rlm_table *)m;
+#else
+    return NULL;
+#endif
+}
+
+static void rlm_unmap(rlm_table *t)
+{
+#ifndef PHP_WIN32
+    munmap(t, sizeof(*t));
+#endif
+}
+
+#ifndef RLM_TABLE_ONLY
+/* ---------- the extension ---------- */
+
+static rlm_table rlm_private;           /* redlock.metrics=0: this process' figures */
+static rlm_table *rlm_t = &rlm_private; /* the table every update goes to */
+static bool rlm_is_shared;
+static const char *rlm_private_why = "redlock.metrics=0";
+static _Atomic uint64_t rlm_wd_seen; /* the watchdog's extensions this process has reported */
+
+void php_redlock_metrics_startup(void)
+{
+    rlm_bounds_init();
+    /* PHP_INI_SYSTEM: read once, here, before php-fpm forks */
+    const char *v = zend_ini_string("redlock.metrics", sizeof("redlock.metrics") - 1, 0);
+    zend_string *zv = zend_string_init(v ? v : "1", v ? strlen(v) : 1, 1);
+    bool on = zend_ini_parse_bool(zv);
+    zend_string_release_ex(zv, 1);
+    if (!on) return;
+    rlm_table *t = rlm_map_shared();
+    if (t) {
+        rlm_t = t;
+        rlm_is_shared = true;
+    } else {
+        rlm_private_why = "no shared memory (mmap failed)";
+    }
+}
+
+void php_redlock_metrics_shutdown(void)
+{
+    if (!rlm_is_shared) return;
+    rlm_table *t = rlm_t;
+    rlm_t = &rlm_private;
+    rlm_is_shared = false;
+    rlm_unmap(t);
+}
+
+void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n) { rlm_add(&rlm_t->counter[m], n); }
+
+void php_redlock_metrics_acquired(uint64_t wait_us)
+{
+    rlm_table *t = rlm_t;
+    rlm_add(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE], 1);
+    rlm_observe(&t->wait, &rlm_wait, wait_us);
+}
+
+void php_redlock_metrics_released(uint64_t acquired_us)
+{
+    rlm_table *t = rlm_t;
+    rlm_add(&t->counter[REDLOCK_M_RELEASES], 1);
+    if (!acquired_us) return;
+    uint64_t now = rl_clock_monotonic.now_us(NULL);
+    rlm_observe(&t->hold, &rlm_hold, now > acquired_us ? now - acquired_us : 0);
+}
+
+void php_redlock_metrics_track(php_redlock_pooled *p)
+{
+    /* the table is this one from MINIT to MSHUTDOWN: the connections of a request live in between */
+    p->mseen = (php_redlock_mseen){.node = &rlm_t->node[slot_claim(rlm_t, p->name)], .st = rl_conn_stats(p->conn)};
+    p->mseen.ok = p->mseen.st->ok;
+    p->mseen.errors = p->mseen.st->errors;
+    p->mseen.timeouts = p->mseen.st->timeouts;
+}
+
+/* What the connection counted since it last reported (ok, errors, timeouts
+ * as stats() has them: also the late replies it read on the way). */
+static inline void node_sync(rlm_node *s, php_redlock_pooled *p)
+{
+    php_redlock_mseen *m = &p->mseen;
+    const rl_node_stats *st = m->st;
+    /* a counter only grows; one that did not (stats begun anew) counts from 0 */
+#define RLM_SYNC(field, result)                                                            \
+    if (st->field != m->field) {                                                           \
+        rlm_add(&s->req[result], st->field > m->field ? st->field - m->field : st->field); \
+        m->field = st->field;                                                              \
+    }
+    RLM_SYNC(ok, RLM_REQ_OK)
+    RLM_SYNC(errors, RLM_REQ_ERROR)
+    RLM_SYNC(timeouts, RLM_REQ_TIMEOUT)
+#undef RLM_SYNC
+}
+
+int php_redlock_metrics_fanout(void *group, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
+{
+    php_redlock_group *g = group;
+    int r = rl_net_fanout(&g->net, cmd, res, n, decide, ud);
+    for (int i = 0; i < n; i++) {
+        php_redlock_pooled *p = g->pooled[i];
+        rlm_node *s = p->mseen.node;
+        node_sync(s, p);
+        /* the round trip the fan-out measured; a reply it did not wait for has none */
+        if (res[i].state == RL_ANSWERED) rlm_observe(&s->lat, &rlm_lat, res[i].latency_us);
+    }
+    return r;
+}
+
+/* the watchdog's successful extensions (one counter per process, any thread may report) */
+static void watchdog_sync(void)
+{
+    uint64_t now = rl_watchdog_extended();
+    uint64_t seen = atomic_load(&rlm_wd_seen);
+    while (now > seen) {
+        if (atomic_compare_exchange_weak(&rlm_wd_seen, &seen, now)) {
+            rlm_add(&rlm_t->counter[REDLOCK_M_AUTO_EXTENSIONS], now - seen);
+            break;
+        }
+    }
+}
+
+void php_redlock_metrics_sync_pool(void)
+{
+    php_redlock_pooled *p;
+    /* clang-format off */
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
+        if (!p->sub) node_sync(p->mseen.node, p);
+    } ZEND_HASH_FOREACH_END();
+    /* clang-format on */
+    watchdog_sync();
+}
+
+void php_redlock_metrics_info(void)
+{
+    char buf[160];
+    rlm_table *t = rlm_t;
+    php_redlock_metrics_sync_pool();
+    if (rlm_is_shared) {
+        snprintf(buf, sizeof(buf), "shared by the pool (%zu KiB of shared memory)", (sizeof(rlm_table) + 1023) / 1024);
+    } else {
+        snprintf(buf, sizeof(buf), "this process only (%s)", rlm_private_why);
+    }
+    php_info_print_table_row(2, "Metrics", buf);
+    static const struct {
+        const char *label;
+        int c;
+    } rows[] = {
+        {"Metrics: acquisitions", REDLOCK_M_ACQ_EXCLUSIVE},
+        {"Metrics: conflicts", REDLOCK_M_CONFLICTS},
+        {"Metrics: quorum failures", REDLOCK_M_QUORUM_FAILURES},
+        {"Metrics: releases", REDLOCK_M_RELEASES},
+        {"Metrics: extensions", REDLOCK_M_EXTENSIONS},
+        {"Metrics: watchdog extensions", REDLOCK_M_AUTO_EXTENSIONS},
+        {"Metrics: lost locks", REDLOCK_M_LOST},
+        {"Metrics: attempts", REDLOCK_M_ATTEMPTS},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        uint64_t v = counter(t, rows[i].c);
+        if (rows[i].c == REDLOCK_M_ACQ_EXCLUSIVE)
+            v += counter(t, REDLOCK_M_ACQ_SHARED) + counter(t, REDLOCK_M_ACQ_PERMIT);
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+        php_info_print_table_row(2, rows[i].label, buf);
+    }
+    int used = 0;
+    for (int i = 0; i < RLM_NODE_SLOTS; i++)
+        if (atomic_load_explicit(&t->node[i].state, memory_order_relaxed) != RLM_FREE) used++;
+    snprintf(buf, sizeof(buf), "%d of %d", used, RLM_NODE_SLOTS);
+    php_info_print_table_row(2, "Metrics: node slots", buf);
+}
+
+PHP_METHOD(RedLock, metrics)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    php_redlock_metrics_sync_pool();
+    size_t len = 0;
+    char *s = rlm_render(rlm_t, rlm_is_shared, &len);
+    if (!s) {
+        zend_throw_error(NULL, "RedLock::metrics(): out of memory");
+        RETURN_THROWS();
+    }
+    RETVAL_STRINGL(s, len);
+    free(s);
+}
+#endif

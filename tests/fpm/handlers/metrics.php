@@ -1,0 +1,22 @@
+<?php
+// RL_CYCLES lock+release cycles (RL_SECONDS: until that long has passed instead),
+// then an optional sleep (RL_SLEEP_MS), then the pool's RedLock::metrics().
+require __DIR__ . '/_rl.php';
+$cycles = (int)rl_param('RL_CYCLES', '0');
+$seconds = (float)rl_param('RL_SECONDS', '0');
+$done = 0;
+if ($cycles > 0 || $seconds > 0) {
+    $rl = rl_make();
+    $res = rl_param('RL_RESOURCE') . ':' . getmypid() . ':' . bin2hex(random_bytes(4));
+    $t0 = microtime(true);
+    for ($i = 0; $seconds > 0 ? microtime(true) - $t0 < $seconds : $i < $cycles; $i++) {
+        $l = $rl->lock("$res:$i", 5000);
+        if ($l && $l->release()) {
+            $done++;
+        }
+    }
+}
+if (rl_param('RL_SLEEP_MS') !== null) {
+    usleep((int)rl_param('RL_SLEEP_MS') * 1000);
+}
+rl_result(['done' => $done, 'metrics' => RedLock::metrics()]);

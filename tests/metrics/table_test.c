@@ -1,0 +1,367 @@
+/* table_test.c -- the metrics table of redlock_metrics.c (its PHP-free part, RLM_TABLE_ONLY) from threads and
+ * processes: every thread's and every process' adds summed exactly (a ZTS process, a php-fpm pool), one slot
+ * per node name under racing claims, a claim left half-done by a SIGKILLed process taken over, a live stuck
+ * claimer skipped in bounded time, a process SIGKILLed mid-update leaving the table usable, the "other" slot,
+ * and label escaping. Built and run by tests/metrics/table_test.sh (ThreadSanitizer). */
+#define RLM_TABLE_ONLY
+#include "../../redlock_metrics.c"
+
+#include <pthread.h>
+#include <sys/wait.h>
+
+#include "../../redlock_core/tests/check.h"
+
+/* php.h maps snprintf to PHP's own; outside PHP, libc's */
+#undef snprintf
+#undef vsnprintf
+int ap_php_snprintf(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static uint64_t hist_count(const rlm_hist *h)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < RLM_HIST_MAX; i++) n += atomic_load(&h->bucket[i]);
+    return n;
+}
+
+static int ready_slots(const rlm_table *t)
+{
+    int n = 0;
+    for (int i = 0; i < RLM_NODE_SLOTS; i++) n += atomic_load(&t->node[i].state) == RLM_READY;
+    return n;
+}
+
+/* ---- threads: what the threads of a ZTS process do ---- */
+
+#define THREADS 8
+#define PER_THREAD 20000
+static const char *const names[] = {
+    "10.0.0.1:6379",          "10.0.0.2:6379",          "10.0.0.3:6379", "10.0.0.4:6379", "10.0.0.5:6379",
+    "unix:/run/redis/a.sock", "unix:/run/redis/b.sock", "[::1]:6379",    "node-9:7000",   "node-10:7000"};
+#define NAMES (int)(sizeof(names) / sizeof(names[0]))
+
+typedef struct worker {
+    rlm_table *t;
+    int id;
+    pthread_barrier_t *go;
+    int slot[NAMES];
+} worker;
+
+static void work(worker *w)
+{
+    for (int k = 0; k < PER_THREAD; k++) {
+        int n = (k + w->id) % NAMES;
+        int s = slot_claim(w->t, names[n]); /* every time: the lookup races the claims */
+        if (k < NAMES) w->slot[n] = s;
+        rlm_add(&w->t->counter[REDLOCK_M_ATTEMPTS], 1);
+        rlm_add(&w->t->node[s].req[RLM_REQ_OK], 1);
+        rlm_observe(&w->t->node[s].lat, &rlm_lat, (uint64_t)k);
+        rlm_observe(&w->t->wait, &rlm_wait, (uint64_t)k * 10);
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    worker *w = arg;
+    pthread_barrier_wait(w->go);
+    work(w);
+    return NULL;
+}
+
+static uint64_t sum_0_to(uint64_t n) { return n * (n - 1) / 2; } /* 0 + 1 + ... + (n - 1) */
+
+static void test_threads_sum_exactly(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    pthread_t th[THREADS];
+    worker w[THREADS];
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker){.t = t, .id = i, .go = &go};
+        CHECK_EQ(pthread_create(&th[i], NULL, thread_main, &w[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&go);
+
+    CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ATTEMPTS]), THREADS * PER_THREAD);
+    CHECK_EQ(hist_count(&t->wait), THREADS * PER_THREAD);
+    CHECK_EQ(atomic_load(&t->wait.sum_us), THREADS * sum_0_to(PER_THREAD) * 10);
+    /* one slot per name, the same in every thread */
+    CHECK_EQ(ready_slots(t), NAMES);
+    uint64_t req = 0, lat = 0;
+    for (int n = 0; n < NAMES; n++) {
+        for (int i = 1; i < THREADS; i++) CHECK_EQ(w[i].slot[n], w[0].slot[n]);
+        CHECK_STR(t->node[w[0].slot[n]].name, names[n]);
+    }
+    for (int s = 0; s <= RLM_NODE_SLOTS; s++) {
+        req += atomic_load(&t->node[s].req[RLM_REQ_OK]);
+        lat += hist_count(&t->node[s].lat);
+    }
+    CHECK_EQ(req, THREADS * PER_THREAD);
+    CHECK_EQ(lat, THREADS * PER_THREAD);
+    CHECK_EQ(atomic_load(&t->node[RLM_OTHER].req[RLM_REQ_OK]), 0);
+    rlm_unmap(t);
+}
+
+/* ---- processes: what php-fpm's workers do (the table mapped before the fork) ---- */
+
+#define PROCS 4
+#define PER_PROC 50000
+
+static void test_processes_sum_exactly(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    pid_t kids[PROCS];
+    for (int i = 0; i < PROCS; i++) {
+        kids[i] = fork();
+        REQUIRE(kids[i] >= 0);
+        if (kids[i] == 0) {
+            worker w = {.t = t, .id = i};
+            for (int k = 0; k < PER_PROC; k++) {
+                int s = slot_claim(t, names[(k + i) % NAMES]);
+                rlm_add(&t->counter[REDLOCK_M_RELEASES], 1);
+                rlm_add(&t->node[s].req[RLM_REQ_TIMEOUT], 1);
+                rlm_observe(&t->hold, &rlm_hold, 1000);
+            }
+            (void)w;
+            _exit(0);
+        }
+    }
+    for (int i = 0; i < PROCS; i++) {
+        int st;
+        CHECK_EQ(waitpid(kids[i], &st, 0), kids[i]);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_RELEASES]), PROCS * PER_PROC);
+    CHECK_EQ(hist_count(&t->hold), PROCS * PER_PROC);
+    CHECK_EQ(atomic_load(&t->hold.sum_us), (uint64_t)PROCS * PER_PROC * 1000);
+    CHECK_EQ(ready_slots(t), NAMES);
+    uint64_t req = 0;
+    for (int s = 0; s <= RLM_NODE_SLOTS; s++) req += atomic_load(&t->node[s].req[RLM_REQ_TIMEOUT]);
+    CHECK_EQ(req, PROCS * PER_PROC);
+    rlm_unmap(t);
+}
+
+/* ---- a worker SIGKILLed at any point ---- */
+
+/* A claim left half-done by a process that died is taken over at once. */
+static void test_dead_claimer_slot_taken_over(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) _exit(0);
+    int st;
+    waitpid(kid, &st, 0); /* gone: its pid names no process */
+    atomic_store(&t->node[0].state, RLM_CLAIMING | (uint32_t)kid);
+    memcpy(t->node[0].name, "half-writ", 9);
+    uint64_t t0 = now_us();
+    CHECK_EQ(slot_claim(t, "10.0.0.1:6379"), 0);
+    CHECK(now_us() - t0 < 5000);
+    CHECK_EQ(atomic_load(&t->node[0].state), RLM_READY);
+    CHECK_STR(t->node[0].name, "10.0.0.1:6379");
+    CHECK_EQ(slot_claim(t, "10.0.0.1:6379"), 0);
+    rlm_unmap(t);
+}
+
+/* One whose claimer lives (stopped, or a reused pid) is waited for a bounded time, then skipped. */
+static void test_live_stuck_claimer_skipped(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) {
+        pause();
+        _exit(0);
+    }
+    atomic_store(&t->node[0].state, RLM_CLAIMING | (uint32_t)kid);
+    uint64_t t0 = now_us();
+    CHECK_EQ(slot_claim(t, "a:1"), 1);
+    uint64_t took = now_us() - t0;
+    CHECK(took >= RLM_CLAIM_WAIT_US / 2);
+    CHECK(took < 2000000); /* bounded (generous: sanitizer, a busy machine) */
+    /* then it dies: the next claimer takes the slot over, and "a:1" stays where it is */
+    kill(kid, SIGKILL);
+    int st;
+    waitpid(kid, &st, 0);
+    CHECK_EQ(slot_claim(t, "b:2"), 0);
+    CHECK_EQ(slot_claim(t, "a:1"), 1);
+    CHECK_EQ(ready_slots(t), 2);
+    rlm_unmap(t);
+}
+
+/* A process killed in the middle of its updates: every counter is added or
+ * not, a histogram's count is its buckets, and the others go on. */
+static void test_killed_mid_updates(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) {
+        for (uint64_t k = 0;; k++) {
+            int s = slot_claim(t, names[k % NAMES]);
+            rlm_observe(&t->wait, &rlm_wait, 7);
+            rlm_add(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE], 1);
+            rlm_add(&t->node[s].req[RLM_REQ_OK], 1);
+        }
+    }
+    /* until it is well into its loop (bounded) */
+    for (int i = 0; i < 2000 && atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]) < 10000; i++) usleep(1000);
+    kill(kid, SIGKILL);
+    int st;
+    waitpid(kid, &st, 0);
+    CHECK(WIFSIGNALED(st));
+    uint64_t acq = atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]);
+    CHECK(acq >= 10000);
+    uint64_t n = hist_count(&t->wait);
+    CHECK(n == acq || n == acq + 1); /* killed between the observation and the add */
+    CHECK_EQ(ready_slots(t), NAMES);
+    for (int i = NAMES; i < RLM_NODE_SLOTS; i++) CHECK_EQ(atomic_load(&t->node[i].state), RLM_FREE);
+    /* the table goes on */
+    for (int i = 0; i < 100; i++) rlm_add(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE], 1);
+    CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]), acq + 100);
+    CHECK_EQ(slot_claim(t, "new:1"), NAMES);
+    rlm_unmap(t);
+}
+
+/* ---- the "other" slot and the exposition ---- */
+
+static void test_full_table_other(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    char name[32];
+    for (int i = 0; i < RLM_NODE_SLOTS; i++) {
+        snprintf(name, sizeof(name), "10.1.0.%d:6379", i);
+        CHECK_EQ(slot_claim(t, name), i);
+    }
+    CHECK_EQ(slot_claim(t, "10.2.0.1:6379"), RLM_OTHER);
+    CHECK_EQ(slot_claim(t, "10.1.0.7:6379"), 7);
+    size_t len;
+    char *s = rlm_render(t, 1, &len);
+    REQUIRE(s);
+    CHECK(!strstr(s, "{node=\"other\"")); /* not before a node went there */
+    free(s);
+    rlm_add(&t->node[RLM_OTHER].req[RLM_REQ_ERROR], 3);
+    s = rlm_render(t, 1, &len);
+    REQUIRE(s);
+    CHECK(strstr(s, "redlock_node_requests_total{node=\"other\",result=\"error\"} 3\n") != NULL);
+    CHECK(strstr(s, "redlock_metrics_node_slots 64\n") != NULL);
+    CHECK_EQ(strlen(s), len);
+    free(s);
+    rlm_unmap(t);
+}
+
+static void test_render_escapes_and_merges(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    int a = slot_claim(t, "unix:/tmp/a\"b\\c\nd\xff.sock");
+    rlm_add(&t->node[a].req[RLM_REQ_OK], 2);
+    /* two slots of one name (a claimer skipped a stuck slot that later got the same name): one series */
+    int b = slot_claim(t, "h:1");
+    atomic_store(&t->node[b + 1].state, RLM_CLAIMING | 1u);
+    snprintf(t->node[b + 1].name, RLM_NAME_LEN, "h:1");
+    atomic_store(&t->node[b + 1].state, RLM_READY);
+    rlm_add(&t->node[b].req[RLM_REQ_OK], 5);
+    rlm_add(&t->node[b + 1].req[RLM_REQ_OK], 6);
+    rlm_observe(&t->node[b].lat, &rlm_lat, 75);
+    rlm_observe(&t->node[b + 1].lat, &rlm_lat, 75);
+    size_t len;
+    char *s = rlm_render(t, 0, &len);
+    REQUIRE(s);
+    CHECK(strstr(s, "{node=\"unix:/tmp/a\\\"b\\\\c\\nd\xef\xbf\xbd.sock\",result=\"ok\"} 2\n") != NULL);
+    CHECK(strstr(s, "redlock_node_requests_total{node=\"h:1\",result=\"ok\"} 11\n") != NULL);
+    const char *first = strstr(s, "{node=\"h:1\",result=\"ok\"}");
+    CHECK(first && !strstr(first + 1, "{node=\"h:1\",result=\"ok\"}"));
+    CHECK(strstr(s, "redlock_node_latency_seconds_bucket{node=\"h:1\",le=\"0.00005\"} 0\n") != NULL);
+    CHECK(strstr(s, "redlock_node_latency_seconds_bucket{node=\"h:1\",le=\"0.0001\"} 2\n") != NULL);
+    CHECK(strstr(s, "redlock_node_latency_seconds_bucket{node=\"h:1\",le=\"+Inf\"} 2\n") != NULL);
+    CHECK(strstr(s, "redlock_node_latency_seconds_sum{node=\"h:1\"} 0.00015\n") != NULL);
+    CHECK(strstr(s, "redlock_node_latency_seconds_count{node=\"h:1\"} 2\n") != NULL);
+    CHECK(strstr(s, "redlock_metrics_shared 0\n") != NULL);
+    free(s);
+    rlm_unmap(t);
+}
+
+/* ---- the bucket of an observation ---- */
+
+static int linear_bucket(const rlm_bounds *b, uint64_t us)
+{
+    int i = 0;
+    while (i < b->n && us > b->le_us[i]) i++;
+    return i;
+}
+
+static int observed_bucket(const rlm_bounds *b, uint64_t us)
+{
+    rlm_hist h;
+    memset(&h, 0, sizeof(h));
+    rlm_observe(&h, b, us);
+    for (int i = 0; i < RLM_HIST_MAX; i++)
+        if (atomic_load(&h.bucket[i])) return i;
+    return -1;
+}
+
+static void test_bucket_of_every_value(void)
+{
+    const rlm_bounds *all[] = {&rlm_lat, &rlm_wait, &rlm_hold};
+    for (int a = 0; a < 3; a++) {
+        const rlm_bounds *b = all[a];
+        /* every bound and its neighbours, every power of two and its neighbours, the extremes */
+        for (int i = 0; i < b->n; i++)
+            for (int d = -1; d <= 1; d++)
+                CHECK_EQ(observed_bucket(b, b->le_us[i] + d), linear_bucket(b, b->le_us[i] + d));
+        for (int k = 0; k < 64; k++) {
+            uint64_t p = (uint64_t)1 << k;
+            CHECK_EQ(observed_bucket(b, p), linear_bucket(b, p));
+            CHECK_EQ(observed_bucket(b, p - 1), linear_bucket(b, p - 1));
+            CHECK_EQ(observed_bucket(b, p + 1), linear_bucket(b, p + 1));
+        }
+        CHECK_EQ(observed_bucket(b, UINT64_MAX), b->n);
+        uint64_t x = 88172645463325252ull; /* xorshift: values across the range */
+        for (int i = 0; i < 100000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t v = x >> (x & 63);
+            CHECK_EQ(observed_bucket(b, v), linear_bucket(b, v));
+        }
+    }
+}
+
+static const test_case tests[] = {
+    {"bucket_of_every_value", test_bucket_of_every_value},
+    {"threads_sum_exactly", test_threads_sum_exactly},
+    {"processes_sum_exactly", test_processes_sum_exactly},
+    {"dead_claimer_slot_taken_over", test_dead_claimer_slot_taken_over},
+    {"live_stuck_claimer_skipped", test_live_stuck_claimer_skipped},
+    {"killed_mid_updates", test_killed_mid_updates},
+    {"full_table_other", test_full_table_other},
+    {"render_escapes_and_merges", test_render_escapes_and_merges},
+};
+
+int main(int argc, char **argv)
+{
+    rlm_bounds_init(); /* as MINIT does */
+    test_counts c = run_tests(tests, N_TESTS(tests), argc, argv, "metrics-table ", NULL);
+    printf("metrics-table: %d passed, %d failed, 0 skipped\n", c.passed, c.failed);
+    return c.failed ? 1 : 0;
+}
