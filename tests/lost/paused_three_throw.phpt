@@ -28,7 +28,10 @@ try {
 }
 echo "caught: ", var_export($caught !== null, true), "\n";
 echo "within ttl + 1 s: ", var_export($caught !== null && $caught < rl_slack($ttl + 1000), true), $caught !== null && $caught < rl_slack($ttl + 1000) ? '' : " ($caught ms)", "\n";
-echo "message names the resource and why: ", var_export(str_contains($msg ?? '', $res) && str_contains($msg ?? '', 'extension failed'), true), "\n";
+// (the watchdog says "extension failed", or, when the machine delayed its thread past the
+// validity, "validity ran out before the extension was sent": both are this loss)
+echo "message names the resource and why: ", var_export(str_contains($msg ?? '', $res)
+    && (str_contains($msg ?? '', 'extension failed') || str_contains($msg ?? '', 'validity ran out')), true), "\n";
 echo "isValid after: ", var_export($l->isValid(), true), "\n";
 // once only: nothing more while the loop goes on
 $t1 = hrtime(true);
@@ -41,7 +44,10 @@ try {
     echo "second delivery!\n";
 }
 foreach ([1, 2, 3] as $i) rl_node_ctl('resume', $i);
-var_dump($l->release());
+// true or false: the paused nodes' keys may or may not have expired by now (a race with the
+// resume); either way release() answers and leaves no key of ours
+$r = $l->release();
+echo "release() after the loss answers: ", var_export(is_bool($r), true), ", keys left: ", rl_count_keys($res), "\n";
 rl_del($res);
 ?>
 --CLEAN--
@@ -56,4 +62,4 @@ within ttl + 1 s: true
 message names the resource and why: true
 isValid after: false
 no second delivery
-bool(false)
+release() after the loss answers: true, keys left: 0
