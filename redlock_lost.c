@@ -54,9 +54,9 @@ static void interrupt_again(void)
  * exception is handled would spin): then at the next interrupt of any kind. */
 ZEND_TLS const zend_op *defer_op;
 ZEND_TLS uint32_t defer_n;
-static void defer(void)
+static void defer(const zend_execute_data *ex)
 {
-    const zend_op *op = EG(current_execute_data) ? EG(current_execute_data)->opline : NULL;
+    const zend_op *op = ex ? ex->opline : NULL;
     if (op != defer_op) {
         defer_op = op;
         defer_n = 0;
@@ -155,16 +155,19 @@ static php_redlock_lost *next_pending(bool *more)
     return found;
 }
 
-static void deliver(void)
+/* vm_ex: the frame the VM runs (zend_interrupt_function's argument). Right
+ * after an internal call returns, EG(current_execute_data) may still be that
+ * call's frame (PHP 8.4): the user code it returns to is vm_ex. */
+static void deliver(const zend_execute_data *vm_ex)
 {
     bool more;
     php_redlock_lost *lost;
     while ((lost = next_pending(&more))) {
-        const zend_execute_data *ex = EG(current_execute_data);
+        const zend_execute_data *ex = vm_ex ? vm_ex : EG(current_execute_data);
         if (EG(exception) || !ex || !ex->func || !ZEND_USER_CODE(ex->func->common.type)) {
             /* no user code now (an exception in flight; no user frame: an
              * uncaught exception being reported): at the next point where it can run */
-            defer();
+            defer(ex);
             return;
         }
         php_redlock_lock_obj *l = php_redlock_lock_from_obj(lost->lock);
@@ -186,7 +189,7 @@ static void deliver(void)
             zval_ptr_dtor(&fn);
         }
         if (EG(exception)) {
-            if (more) defer(); /* the others at the next point */
+            if (more) defer(vm_ex ? vm_ex : EG(current_execute_data)); /* the others at the next point */
             return;
         }
     }
@@ -199,7 +202,7 @@ static void lost_interrupt(zend_execute_data *ex)
     /* never during request shutdown: shutdown functions and destructors get nothing */
     if (REDLOCK_G(lost_active) && zend_hash_num_elements(&REDLOCK_G(lost)) &&
         !(EG(flags) & EG_FLAGS_IN_SHUTDOWN))
-        deliver();
+        deliver(ex);
 }
 
 void php_redlock_lost_minit(void)
