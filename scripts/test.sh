@@ -266,8 +266,12 @@ if [ $quick -eq 0 ]; then
       tail -n 40 | sed "s/^/    | /"
     # one count per entry: "platform ENTRY: N passed, N failed, N skipped"
     pl_n=0 pl_f=0
+    # the Debian 13 chroot has no promtool (Prometheus is not a platform under test): the
+    # promtool check skips there, saying so; it runs in this machine's .phpt suites
+    pl_promtool=$(grep -l "promtool not installed" tests/metrics/*.phpt 2>/dev/null | wc -l)
     while read -r pl_e pl_p pl_x pl_s; do
-      count "platform-$pl_e" "$pl_p" "$pl_x" "$pl_s"; pl_n=$((pl_n + 1)); pl_f=$((pl_f + pl_x))
+      pl_exp=0; case $pl_e in trixie-*) pl_exp=$pl_promtool ;; esac
+      count "platform-$pl_e" "$pl_p" "$pl_x" "$pl_s" "$pl_exp"; pl_n=$((pl_n + 1)); pl_f=$((pl_f + pl_x))
     done < <(sed -nE 's/^platform ([a-z0-9-]+): ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3 \4/p' "$log_dir/platforms.log")
     if [ "$pl_n" -eq 0 ] || { [ "$rc" -ne 0 ] && [ "$pl_f" -eq 0 ]; }; then count platforms 0 1 0; fi
   fi
