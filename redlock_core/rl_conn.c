@@ -269,16 +269,6 @@ uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t t
     return rl_hash(rl_hash(rl_hash(RL_HASH_INIT, key, keylen), "", 1), token, token_len);
 }
 
-int rlc_owed_find(const rl_conn *c, uint64_t tag)
-{
-    if (c->owed_n == 0) return 0; /* the usual case: nothing in flight owes */
-    for (int i = c->qlen - 1; i >= 0; i--) {
-        const qent *e = &c->q[(c->qhead + i) % QMAX];
-        if (e->owed && e->tag == tag) return 1;
-    }
-    return 0;
-}
-
 void rlc_owed_del(rl_conn *c, uint64_t tag)
 {
     for (int i = c->qlen - 1; i >= 0 && c->owed_n > 0; i--) {

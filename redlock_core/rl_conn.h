@@ -162,7 +162,6 @@ struct rl_conn {
 
 /* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
 /* a SET of tag in flight here with no release behind it yet */
-int rlc_owed_find(const rl_conn *c, uint64_t tag);
 /* a release of tag goes behind every such SET from now on */
 void rlc_owed_del(rl_conn *c, uint64_t tag);
 int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now);
