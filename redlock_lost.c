@@ -155,15 +155,28 @@ static php_redlock_lost *next_pending(bool *more)
     return found;
 }
 
-/* vm_ex: the frame the VM runs (zend_interrupt_function's argument). Right
- * after an internal call returns, EG(current_execute_data) may still be that
- * call's frame (PHP 8.4): the user code it returns to is vm_ex. */
+/* The user code an interrupt returns to. zend_interrupt_function's argument
+ * is the frame the VM runs (PHP 8.2: zend_interrupt_helper, always the user
+ * frame) or, from PHP 8.3's zend_fcall_interrupt, the frame of the internal
+ * function that has just returned: the VM then looks at EG(exception) and
+ * rethrows it in that frame's caller (ZEND_DO_ICALL), which is where the
+ * code goes on. EG(current_execute_data) is no better: right after an
+ * internal call it is still that call's frame. */
+static const zend_execute_data *user_frame(const zend_execute_data *vm_ex)
+{
+    const zend_execute_data *ex = vm_ex ? vm_ex : EG(current_execute_data);
+    if (ex && ex->func && !ZEND_USER_CODE(ex->func->common.type) && ex->prev_execute_data &&
+        ex->prev_execute_data->func && ZEND_USER_CODE(ex->prev_execute_data->func->common.type))
+        ex = ex->prev_execute_data;
+    return ex;
+}
+
 static void deliver(const zend_execute_data *vm_ex)
 {
     bool more;
     php_redlock_lost *lost;
     while ((lost = next_pending(&more))) {
-        const zend_execute_data *ex = vm_ex ? vm_ex : EG(current_execute_data);
+        const zend_execute_data *ex = user_frame(vm_ex);
         if (EG(exception) || !ex || !ex->func || !ZEND_USER_CODE(ex->func->common.type)) {
             /* no user code now (an exception in flight; no user frame: an
              * uncaught exception being reported): at the next point where it can run */
@@ -189,7 +202,7 @@ static void deliver(const zend_execute_data *vm_ex)
             zval_ptr_dtor(&fn);
         }
         if (EG(exception)) {
-            if (more) defer(vm_ex ? vm_ex : EG(current_execute_data)); /* the others at the next point */
+            if (more) defer(user_frame(vm_ex)); /* the others at the next point */
             return;
         }
     }

@@ -384,6 +384,7 @@ typedef struct rl_subs {
     size_t chanlen;                                      /* of the key's channel; the shard's is chanlen + 2 */
     uint64_t chan_hash, shard_hash;
     uint64_t last_release; /* id of the release last reported (one per release, not per node) */
+    uint64_t last_seen;    /* nodes that announced the release last reported */
     uint64_t counting;     /* id of the release whose messages are being counted (0: none) */
     uint64_t seen;         /* nodes that announced it (bit i: node i) */
     uint64_t seen_first_us;

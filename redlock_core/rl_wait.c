@@ -24,6 +24,7 @@ static int node_index(const rl_subs *s, const rl_conn *c)
 static void report_release(rl_subs *s)
 {
     s->last_release = s->counting;
+    s->last_seen = s->seen;
     s->counting = 0;
     s->ev.kind = RL_WAKE_RELEASED;
     s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
@@ -63,7 +64,10 @@ static void on_push(void *ud, rl_conn *c)
          * same (a node down, a message lost). The id is the release's own
          * (random per release, rl_script_release): another release by the
          * same owner, with the same token, is a new one. */
-        if (p->id == s->last_release) return;
+        if (p->id == s->last_release) {
+            s->last_seen |= (uint64_t)1 << i;
+            return;
+        }
         if (p->id != s->counting) {
             s->counting = p->id;
             s->seen = 0;
@@ -75,9 +79,19 @@ static void on_push(void *ud, rl_conn *c)
         if (w > s->seen_waiters) s->seen_waiters = w;
         if (__builtin_popcountll(s->seen) >= rl_quorum(s->net.n)) report_release(s);
     } else if (p->first == 'a') {
-        /* the latest news wins: a release still being counted is over */
+        /* A waiter's SET took the key on node i. Each node's messages come
+         * in that node's order, not across nodes: an "acquired" from a node
+         * that has not announced the release being counted (or the one last
+         * reported) ran there before that release, and is old news (a
+         * holder of 1 ms: every node sends "acquired", then its release;
+         * node 2's "acquired" read after node 1's release cancelled it, and
+         * the wait ran to its retry timer). After that node's release, the
+         * latest news wins: the release is over. */
+        uint64_t bit = (uint64_t)1 << i;
+        if (s->counting ? !(s->seen & bit) : (s->last_release && !(s->last_seen & bit))) return;
         if (s->counting) {
             s->last_release = s->counting;
+            s->last_seen = s->seen;
             s->counting = 0;
         }
         s->ev.kind = RL_WAKE_ACQUIRED;
@@ -154,6 +168,7 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     s->shard_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen + 2);
     s->ev.kind = RL_WAKE_TIMER;
     s->last_release = 0;
+    s->last_seen = 0;
     s->counting = 0;
     s->on = 1;
     int any = 0;

@@ -2506,6 +2506,55 @@ static void test_net_subscribe_not_queued(void)
     for (int i = 0; i < 3; i++) rl_conn_free(subs[i]);
 }
 
+/* A waiter's SET and then its release, on every node (a holder for 1 ms):
+ * each node sends "acquired" and then the release. The "acquired" of node
+ * i is older than the release of node i, and must not cancel the counting
+ * of that release (node i+1's "acquired" arriving after node i's release
+ * did: the release was never reported and the wait ran to its retry timer,
+ * the missed wake-up of about 1 in 200 waits). */
+static void test_net_wake_acquired_then_released(void)
+{
+    NET_REQUIRE_NODES();
+    rl_conn *subs[3];
+    rl_subs s;
+    rl_waiter w;
+    for (int i = 0; i < 3; i++) {
+        char uri[64], err[128];
+        rl_node_conf conf;
+        memset(&conf, 0, sizeof(conf));
+        snprintf(uri, sizeof(uri), "127.0.0.1:%d", g_node[i].port);
+        REQUIRE(rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) == 0);
+        conf.connect_timeout_ms = 500;
+        conf.timeout_ms = 500;
+        subs[i] = rl_conn_new_subscriber(&conf);
+        rl_node_conf_free(&conf);
+        REQUIRE(subs[i] != NULL);
+    }
+    rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
+    REQUIRE(w.subscribe(w.ctx, "wakeorder:k", 11, 0) == 0);
+    w.ready(w.ctx, mono_us() + 2000000);
+    rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s); /* every node's confirmation */
+    REQUIRE(subs_idle(&s));
+    /* what the acquire and release scripts publish, node after node, before we read any */
+    static const char chan[] = RL_WAKE_CHANNEL "wakeorder:k\0" "0";
+    for (int i = 0; i < 3; i++) {
+        CHECK(admin_int(i, 0, "PUBLISH %b %s", chan, sizeof(chan) - 1, "acquired") == 1);
+        CHECK(admin_int(i, 0, "PUBLISH %b %s", chan, sizeof(chan) - 1, "1 0123456789abcdef") == 1);
+    }
+    /* as wait_for_release does: an "acquired" sends it back to waiting */
+    rl_wake ev;
+    int kind = RL_WAKE_TIMER;
+    uint64_t until = mono_us() + 1000000;
+    for (int k = 0; k < 8; k++) {
+        kind = w.wait(w.ctx, until, &ev);
+        if (kind != RL_WAKE_ACQUIRED) break;
+    }
+    if (kind != RL_WAKE_RELEASED)
+        check_failf(__FILE__, __LINE__, "the release was not reported (last event %d, timer %d)", kind, RL_WAKE_TIMER);
+    w.unsubscribe(w.ctx);
+    for (int i = 0; i < 3; i++) rl_conn_free(subs[i]);
+}
+
 /* poll() failing inside a call: the replies it did not read are dropped
  * when they come, never taken for the next command's. */
 static int poll_fail_once;
@@ -2890,6 +2939,7 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
         {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
         {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                              \
+        {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                                \
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
         {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
         {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
