@@ -2459,6 +2459,24 @@ static int subs_idle(void *ud)
     return 1;
 }
 
+/* subscriber connections to nodes 0..n-1, both timeouts timeout_ms */
+static int subs_open(rl_conn **subs, int n, int timeout_ms)
+{
+    for (int i = 0; i < n; i++) {
+        char uri[64], err[128];
+        rl_node_conf conf;
+        memset(&conf, 0, sizeof(conf));
+        snprintf(uri, sizeof(uri), "127.0.0.1:%d", g_node[i].port);
+        if (rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) != 0) return -1;
+        conf.connect_timeout_ms = timeout_ms;
+        conf.timeout_ms = timeout_ms;
+        subs[i] = rl_conn_new_subscriber(&conf);
+        rl_node_conf_free(&conf);
+        if (!subs[i]) return -1;
+    }
+    return 0;
+}
+
 /* A node whose SUBSCRIBE could not be queued (its queue full: a node hung
  * behind hundreds of waits) with its connection still open is not
  * subscribed: it must not count toward the quorum of confirmations a wait
@@ -2472,18 +2490,7 @@ static void test_net_subscribe_not_queued(void)
     rl_subs s;
     rl_waiter w;
     const int B = 1, C = 2;
-    for (int i = 0; i < 3; i++) {
-        char uri[64], err[128];
-        rl_node_conf conf;
-        memset(&conf, 0, sizeof(conf));
-        snprintf(uri, sizeof(uri), "127.0.0.1:%d", g_node[i].port);
-        REQUIRE(rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) == 0);
-        conf.connect_timeout_ms = 200;
-        conf.timeout_ms = 200;
-        subs[i] = rl_conn_new_subscriber(&conf);
-        rl_node_conf_free(&conf);
-        REQUIRE(subs[i] != NULL);
-    }
+    REQUIRE(subs_open(subs, 3, 200) == 0);
     rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
     /* every connection open and idle */
     REQUIRE(w.subscribe(w.ctx, "subq:a", 6, 0) == 0);
@@ -2518,18 +2525,7 @@ static void test_net_wake_acquired_then_released(void)
     rl_conn *subs[3];
     rl_subs s;
     rl_waiter w;
-    for (int i = 0; i < 3; i++) {
-        char uri[64], err[128];
-        rl_node_conf conf;
-        memset(&conf, 0, sizeof(conf));
-        snprintf(uri, sizeof(uri), "127.0.0.1:%d", g_node[i].port);
-        REQUIRE(rl_uri_parse(uri, strlen(uri), &conf, err, sizeof(err)) == 0);
-        conf.connect_timeout_ms = 500;
-        conf.timeout_ms = 500;
-        subs[i] = rl_conn_new_subscriber(&conf);
-        rl_node_conf_free(&conf);
-        REQUIRE(subs[i] != NULL);
-    }
+    REQUIRE(subs_open(subs, 3, 500) == 0);
     rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
     REQUIRE(w.subscribe(w.ctx, "wakeorder:k", 11, 0) == 0);
     w.ready(w.ctx, mono_us() + 2000000);
