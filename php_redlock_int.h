@@ -220,6 +220,11 @@ bool php_redlock_throw_same_server(php_redlock_group *g, const rl_call *call, in
 
 typedef struct php_redlock_obj {
     php_redlock_group *g;
+    /* the constructor's on_lost (g->opts.on_lost stays UNDEF): a callable
+     * kept here, where the object's get_gc shows it, so that a callable
+     * holding its own RedLock is a cycle gc_collect_cycles() can free (the
+     * group is shared with the object's locks: no object could report it) */
+    zval on_lost;
     zend_object std;
 } php_redlock_obj;
 

@@ -24,7 +24,25 @@ static void php_redlock_free(zend_object *obj)
     php_redlock_obj *o = php_redlock_from_obj(obj);
     php_redlock_group_release(o->g);
     o->g = NULL;
+    zval_ptr_dtor(&o->on_lost);
+    ZVAL_UNDEF(&o->on_lost);
     zend_object_std_dtor(obj);
+}
+
+/* What the object holds for the cycle collector: its properties, and the
+ * constructor's on_lost callable (which may hold the object itself). */
+static HashTable *php_redlock_get_gc(zend_object *obj, zval **table, int *n)
+{
+    php_redlock_obj *o = php_redlock_from_obj(obj);
+    if (!Z_REFCOUNTED(o->on_lost)) return zend_std_get_gc(obj, table, n);
+    zval *props;
+    int nprops;
+    HashTable *ht = zend_std_get_gc(obj, &props, &nprops);
+    zend_get_gc_buffer *buf = zend_get_gc_buffer_create();
+    for (int i = 0; i < nprops; i++) zend_get_gc_buffer_add_zval(buf, &props[i]);
+    zend_get_gc_buffer_add_zval(buf, &o->on_lost);
+    zend_get_gc_buffer_use(buf, table, n);
+    return ht;
 }
 
 void php_redlock_class_init(zend_class_entry *ce)
@@ -33,6 +51,7 @@ void php_redlock_class_init(zend_class_entry *ce)
     memcpy(&php_redlock_handlers, zend_get_std_object_handlers(), sizeof(zend_object_handlers));
     php_redlock_handlers.offset = XtOffsetOf(php_redlock_obj, std);
     php_redlock_handlers.free_obj = php_redlock_free;
+    php_redlock_handlers.get_gc = php_redlock_get_gc;
     php_redlock_handlers.clone_obj = NULL;
 }
 
@@ -97,18 +116,23 @@ PHP_METHOD(RedLock, __construct)
         php_redlock_group_release(g);
         RETURN_THROWS();
     }
+    /* the object keeps on_lost (see php_redlock_obj); do_lock() puts it back into each call's options */
+    ZVAL_COPY_VALUE(&o->on_lost, &g->opts.on_lost);
+    ZVAL_UNDEF(&g->opts.on_lost);
     o->g = g;
 }
 
-static php_redlock_lock_obj *do_lock(php_redlock_group *g, zend_string *resource, zend_long ttl, HashTable *options,
+static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource, zend_long ttl, HashTable *options,
                                      uint32_t opt_argn, zval *out, bool *conflict)
 {
+    php_redlock_group *g = obj->g;
     php_redlock_opts o;
     rl_call call;
     rl_lock_info info;
     php_redlock_lock_obj *l = NULL;
     *conflict = false;
     php_redlock_opts_copy(&o, &g->opts);
+    ZVAL_COPY(&o.on_lost, &obj->on_lost); /* (UNDEF in g->opts: nothing to free) */
     if (options && php_redlock_opts_apply(&o, options, opt_argn, REDLOCK_IN_CALL) != SUCCESS) {
         php_redlock_opts_free(&o);
         return NULL;
@@ -201,7 +225,7 @@ PHP_METHOD(RedLock, lock)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    if (!do_lock(g, resource, ttl, options, 3, return_value, &conflict)) {
+    if (!do_lock(Z_REDLOCK_P(ZEND_THIS), resource, ttl, options, 3, return_value, &conflict)) {
         if (EG(exception)) RETURN_THROWS();
         RETURN_NULL();
     }
@@ -225,7 +249,7 @@ PHP_METHOD(RedLock, synchronized)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    php_redlock_lock_obj *l = do_lock(g, resource, ttl, options, 4, &lock_zv, &conflict);
+    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, ttl, options, 4, &lock_zv, &conflict);
     if (!l) {
         if (EG(exception)) RETURN_THROWS();
         zend_throw_exception_ex(php_redlock_conflict_ce, 0, "synchronized: could not acquire the lock on \"%s\"",

@@ -38,32 +38,40 @@ static void set_interrupt(php_redlock_lost *lost)
 #endif
 }
 
-/* in the holder thread: come back at the next interrupt point */
-static void interrupt_again(void)
+/* A delivery that cannot run now (an exception in flight; no user frame)
+ * is asked for again by the watchdog thread, REDELIVER_US later: it sets
+ * this thread's EG(vm_interrupt), and the next interrupt point delivers
+ * (while the exception is still in flight: once more a REDELIVER_US later).
+ * Not by setting the flag here: the engine's interrupt helper checks the
+ * flag again before it goes on (its ZEND_VM_ENTER), so it would call us back
+ * at once, at the same opline, with the exception still in flight, for
+ * ever; and a cap on those calls (the earlier code stopped after 8) leaves
+ * the loss pending with no one to set the flag again: never delivered. So
+ * a pending loss waits at most REDELIVER_US past the point where user code
+ * can run again, and the VM is interrupted at most once per REDELIVER_US
+ * meanwhile. The timer is the thread's (ZEND_TLS), cancelled at the
+ * request's end, before the thread can go. */
+#define REDELIVER_US 1000u
+ZEND_TLS rl_poke redeliver;
+ZEND_TLS bool redeliver_used;
+
+static void redeliver_cb(void *arg)
 {
+    /* the watchdog thread, under its mutex: one store */
 #if PHP_VERSION_ID >= 80200
-    zend_atomic_bool_store_ex(&EG(vm_interrupt), true);
+    zend_atomic_bool_store((zend_atomic_bool *)arg, true);
 #else
-    EG(vm_interrupt) = 1;
+    *(volatile zend_bool *)arg = 1;
 #endif
 }
 
-/* A delivery that cannot run now (an exception in flight): asked again at
- * the next interrupt point, unless the engine made no progress since the
- * last time (an interrupt check that repeats at one opline while the
- * exception is handled would spin): then at the next interrupt of any kind. */
-ZEND_TLS const zend_op *defer_op;
-ZEND_TLS uint32_t defer_n;
-static void defer(const zend_execute_data *ex)
+static void defer(void)
 {
-    const zend_op *op = ex ? ex->opline : NULL;
-    if (op != defer_op) {
-        defer_op = op;
-        defer_n = 0;
-    } else if (++defer_n > 8) {
-        return;
-    }
-    interrupt_again();
+    redeliver.cb = redeliver_cb;
+    redeliver.arg = (void *)&EG(vm_interrupt);
+    redeliver_used = true;
+    /* -1: no watchdog thread (out of threads): then at the next interrupt of any kind */
+    (void)rl_watchdog_poke(&redeliver, REDELIVER_US);
 }
 
 php_redlock_lost *php_redlock_lost_new(const php_redlock_opts *o, bool synchronized)
@@ -180,12 +188,11 @@ static void deliver(const zend_execute_data *vm_ex)
         if (EG(exception) || !ex || !ex->func || !ZEND_USER_CODE(ex->func->common.type)) {
             /* no user code now (an exception in flight; no user frame: an
              * uncaught exception being reported): at the next point where it can run */
-            defer(ex);
+            defer();
             return;
         }
         php_redlock_lock_obj *l = php_redlock_lock_from_obj(lost->lock);
         lost->done = true; /* once, also when the callable re-enters */
-        defer_op = NULL;
         if (Z_TYPE(lost->handler) == IS_TRUE) {
             rl_watch_status st;
             rl_watch_status_get(l->watch, &st);
@@ -202,7 +209,7 @@ static void deliver(const zend_execute_data *vm_ex)
             zval_ptr_dtor(&fn);
         }
         if (EG(exception)) {
-            if (more) defer(user_frame(vm_ex)); /* the others at the next point */
+            if (more) defer(); /* the others once this exception is handled */
             return;
         }
     }
@@ -239,5 +246,9 @@ void php_redlock_lost_rshutdown(void)
 {
     if (!REDLOCK_G(lost_active)) return;
     REDLOCK_G(lost_active) = false;
+    if (redeliver_used) {
+        rl_watchdog_poke_cancel(&redeliver); /* nothing is delivered after the request */
+        redeliver_used = false;
+    }
     zend_hash_destroy(&REDLOCK_G(lost));
 }

@@ -496,6 +496,24 @@ int rl_watchdog_sets(int *idle);
 void rl_watchdog_set_idle_ms(int ms);
 /* Stop every watch and join the thread (module shutdown, program exit). */
 void rl_watchdog_shutdown(void);
+/* A one-shot timer of the watchdog thread, in the caller's storage (zeroed
+ * before its first use; cb and arg set by the caller): about delay_us after
+ * rl_watchdog_poke(), the thread calls cb(arg) once, under its mutex (so: set
+ * a flag, wake a thread, nothing that blocks or calls rl_watch*). Poking an
+ * armed timer keeps its time. After rl_watchdog_poke_cancel() returns, cb is
+ * not running and will not run: cancel before the storage goes away. A
+ * forked child inherits none armed. Returns -1 when the thread could not be
+ * started (the timer is then not armed). */
+typedef struct rl_poke {
+    void (*cb)(void *arg);
+    void *arg;
+    /* the watchdog's, under its mutex */
+    uint64_t at_us;
+    int armed;
+    struct rl_poke *prev, *next;
+} rl_poke;
+int rl_watchdog_poke(rl_poke *p, uint64_t delay_us);
+void rl_watchdog_poke_cancel(rl_poke *p);
 
 uint64_t rl_latency_percentile(const rl_latency *l, double p);
 void rl_latency_merge(rl_latency *into, const rl_latency *from);

@@ -84,6 +84,7 @@ static struct {
     rl_watch *active; /* every active watch, on the heap or not (busy, paused) */
     int n_active;
     nodeset *sets;
+    rl_poke *pokes; /* the armed timers (rl_watchdog_poke): one per PHP thread at most, unordered */
     uint64_t idle_us; /* WD_IDLE_US (tests: rl_watchdog_set_idle_ms) */
 } wd = {.mu = PTHREAD_MUTEX_INITIALIZER, .idle_us = WD_IDLE_US};
 
@@ -96,6 +97,7 @@ static uint64_t now_us(void) { return rl_clock_monotonic.now_us(rl_clock_monoton
 
 static void wd_free_set(nodeset *s);
 static void deactivate(rl_watch *w, int state);
+static void poke_unlink(rl_poke *p);
 
 /* fork() waits for an extension in flight and starts no other until it
  * returns: the child then inherits no half-done round trip, and no lock the
@@ -143,6 +145,7 @@ static void on_fork_child(void)
     }
     /* a set the thread was extending through (its extra reference) */
     while (wd.sets) wd_free_set(wd.sets);
+    while (wd.pokes) poke_unlink(wd.pokes); /* the parent's threads' (and this one's: its thread is gone) */
     wd.heap_n = 0;
     wd.running = 0;
     wd.ready = 0;
@@ -511,6 +514,37 @@ static void timed_wait(uint64_t us)
     pthread_cond_timedwait(&wd.wake, &wd.mu, &ts);
 }
 
+/* ---- one-shot timers (rl_watchdog_poke) ---- */
+
+static void poke_unlink(rl_poke *p)
+{
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        wd.pokes = p->next;
+    if (p->next) p->next->prev = p->prev;
+    p->prev = p->next = NULL;
+    p->armed = 0;
+}
+
+/* the due ones called (under wd.mu); returns when the next is due, 0: none armed */
+static uint64_t fire_pokes(uint64_t now)
+{
+    uint64_t next = 0;
+    for (rl_poke *p = wd.pokes, *nx; p; p = nx) {
+        nx = p->next;
+        if (p->at_us <= now) {
+            poke_unlink(p);
+            p->cb(p->arg);
+        } else if (!next || p->at_us < next) {
+            next = p->at_us;
+        }
+    }
+    return next;
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b) { return !a || (b && b < a) ? b : a; }
+
 static void *wd_main(void *arg)
 {
     (void)arg;
@@ -518,13 +552,14 @@ static void *wd_main(void *arg)
     wd.ready = 1;
     pthread_cond_broadcast(&wd.idle);
     while (!wd.stopping) {
-        uint64_t now = now_us(), idle_at = expire_idle(now);
-        if (wd.forking || (wd.heap_n == 0 && !idle_at)) {
+        uint64_t now = now_us(), idle_at = expire_idle(now), poke_at = fire_pokes(now);
+        if (wd.forking || (wd.heap_n == 0 && !idle_at && !poke_at)) {
             pthread_cond_wait(&wd.wake, &wd.mu);
             continue;
         }
-        uint64_t at = wd.heap_n ? wake_at(wd.heap[0]) : idle_at;
-        if (idle_at && idle_at < at) at = idle_at;
+        /* (a watch's time may be 0: due at once) */
+        uint64_t at = earliest(idle_at, poke_at);
+        if (wd.heap_n && (!at || wake_at(wd.heap[0]) < at)) at = wake_at(wd.heap[0]);
         if (at > now) {
             timed_wait(at - now);
             continue;
@@ -703,6 +738,36 @@ void rl_watch_resume(rl_watch *w, int outcome, int ttl_ms, const rl_lock_info *i
     pthread_mutex_unlock(&wd.mu);
 }
 
+int rl_watchdog_poke(rl_poke *p, uint64_t delay_us)
+{
+    pthread_once(&wd_once, wd_init);
+    pthread_mutex_lock(&wd.mu);
+    int rc = 0;
+    if (p->armed) {
+        /* its earlier time stands */
+    } else if (start_thread() != 0) {
+        rc = -1;
+    } else {
+        p->at_us = now_us() + delay_us;
+        p->armed = 1;
+        p->prev = NULL;
+        p->next = wd.pokes;
+        if (wd.pokes) wd.pokes->prev = p;
+        wd.pokes = p;
+        pthread_cond_signal(&wd.wake);
+    }
+    pthread_mutex_unlock(&wd.mu);
+    return rc;
+}
+
+void rl_watchdog_poke_cancel(rl_poke *p)
+{
+    pthread_once(&wd_once, wd_init);
+    pthread_mutex_lock(&wd.mu); /* a callback runs under it: none is running once we have it */
+    if (p->armed) poke_unlink(p);
+    pthread_mutex_unlock(&wd.mu);
+}
+
 uint64_t rl_watchdog_extended(void) { return wd_extended; }
 
 void rl_watchdog_drop_idle(void)
@@ -760,6 +825,7 @@ void rl_watchdog_shutdown(void)
         wd.stopping = 0;
     }
     while (wd.active) deactivate(wd.active, RL_WATCH_STOPPED);
+    while (wd.pokes) poke_unlink(wd.pokes);
     while (wd.sets) wd_free_set(wd.sets); /* the idle ones kept for reuse */
     free(wd.heap);
     wd.heap = NULL;

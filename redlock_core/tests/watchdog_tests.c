@@ -802,6 +802,45 @@ static void test_on_lost(void)
     client_close(&a);
 }
 
+static _Atomic int g_pokes[3];
+static _Atomic uint64_t g_poke_at[3];
+static void poke_cb(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    g_poke_at[i] = mono_ms();
+    g_pokes[i]++;
+}
+
+/* rl_watchdog_poke: each timer once, after its delay; poked again while
+ * armed, it keeps its time; cancelled, it never runs; armed again once run */
+static void test_poke(void)
+{
+    rl_poke p[3];
+    memset(p, 0, sizeof(p));
+    for (int i = 0; i < 3; i++) {
+        p[i].cb = poke_cb;
+        p[i].arg = (void *)(intptr_t)i;
+    }
+    uint64_t t0 = mono_ms();
+    REQUIRE(rl_watchdog_poke(&p[0], 20000) == 0);
+    REQUIRE(rl_watchdog_poke(&p[1], 60000) == 0);
+    REQUIRE(rl_watchdog_poke(&p[2], 40000) == 0);
+    REQUIRE(rl_watchdog_poke(&p[0], 500000) == 0); /* armed: keeps 20 ms */
+    rl_watchdog_poke_cancel(&p[2]);
+    while ((g_pokes[0] == 0 || g_pokes[1] == 0) && mono_ms() - t0 < 3000) msleep(2);
+    msleep(100);
+    CHECK_EQ(g_pokes[0], 1);
+    CHECK_EQ(g_pokes[1], 1);
+    CHECK_EQ(g_pokes[2], 0);
+    CHECK(g_poke_at[0] >= t0 + 20 && g_poke_at[0] < t0 + 20 + 50);
+    CHECK(g_poke_at[1] >= t0 + 60 && g_poke_at[1] < t0 + 60 + 50);
+    /* once run it is not armed: a new poke runs it again */
+    REQUIRE(rl_watchdog_poke(&p[0], 1000) == 0);
+    while (g_pokes[0] < 2 && mono_ms() - t0 < 3000) msleep(2);
+    CHECK_EQ(g_pokes[0], 2);
+    rl_watchdog_poke_cancel(&p[0]); /* not armed: a no-op */
+}
+
 static void resume_paused(void)
 {
     for (int k = 0; k < NNODES; k++)
@@ -822,6 +861,7 @@ static const test_case tests[] = {
     {"watchdog_drop_idle", test_drop_idle},
     {"watchdog_no_lookup_in_thread", test_no_lookup_in_thread},
     {"watchdog_on_lost", test_on_lost},
+    {"watchdog_poke", test_poke},
 };
 
 int main(int argc, char **argv)
