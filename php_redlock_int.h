@@ -113,7 +113,7 @@ enum php_redlock_metric {
     REDLOCK_M_EXTENSIONS,       /* successful extend() calls */
     REDLOCK_M_AUTO_EXTENSIONS,  /* successful watchdog extensions */
     REDLOCK_M_ATTEMPTS,         /* acquisition attempts sent (rl_lock_info.attempts) */
-    REDLOCK_M_WAKEUPS,          /* waiting lock() calls woken (none until fair waiting exists) */
+    REDLOCK_M_WAKEUPS,          /* waits a release ended before their timer (rl_lock_info.wakeups) */
     REDLOCK_M_COUNT
 };
 
@@ -130,11 +130,18 @@ typedef struct php_redlock_mseen {
 void php_redlock_metrics_startup(void);
 void php_redlock_metrics_shutdown(void);
 void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
-/* an exclusive acquisition that took wait_us from the lock() call */
-void php_redlock_metrics_acquired(uint64_t wait_us);
+/* the slot of a resource's prefix (found or claimed; the "other" slot when the table is
+ * full): what the per-resource calls below take. resource: as given, without the group's prefix */
+int php_redlock_metrics_resource(const char *resource, size_t len);
+/* an exclusive acquisition of resource slot res that took wait_us from the lock() call */
+void php_redlock_metrics_acquired(uint64_t wait_us, int res);
+/* a lock() call that returned null */
+void php_redlock_metrics_conflict(int res);
 /* a release a quorum confirmed of a lock acquired at acquired_us (rl_clock_monotonic;
  * 0: restored, its acquisition not ours: no hold time) */
-void php_redlock_metrics_released(uint64_t acquired_us);
+void php_redlock_metrics_released(uint64_t acquired_us, int res);
+/* a watched lock (auto_extend, on_lost) lost */
+void php_redlock_metrics_lost(int res);
 struct php_redlock_pooled;
 /* a new command connection of the pool: its node's slot (claimed when the name is
  * new; the "other" slot when the table is full) into p->mseen */

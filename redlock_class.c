@@ -166,9 +166,10 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
     bool waits = o.wait > 0 && o.wake_on_release;
     if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
     uint64_t called_us = rl_clock_monotonic.now_us(NULL); /* redlock_wait_seconds counts from here */
-    info.attempts = 0; /* (set by rl_acquire but on bad arguments) */
+    info.attempts = info.wakeups = 0; /* (set by rl_acquire but on bad arguments) */
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
     php_redlock_metrics_add(REDLOCK_M_ATTEMPTS, (uint64_t)info.attempts);
+    if (info.wakeups) php_redlock_metrics_add(REDLOCK_M_WAKEUPS, (uint64_t)info.wakeups);
     if (waits) php_redlock_group_wait_done(g);
     if (php_redlock_throw_same_server(g, &call, r, "lock")) {
         /* never hand out a lock counted on one server twice */
@@ -190,7 +191,8 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
             REDLOCK_G(acquired)++;
             l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o, w);
             if (lost) php_redlock_lost_attach(l, lost);
-            php_redlock_metrics_acquired(l->acquired_us - called_us);
+            php_redlock_metrics_acquired(l->acquired_us - called_us,
+                                         php_redlock_metrics_resource(ZSTR_VAL(resource), ZSTR_LEN(resource)));
         }
     } else {
         if (r == RL_NO_QUORUM) {
@@ -202,7 +204,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
                                  "lock: internal error (out of memory or random source failed)", 0);
         } else {
             REDLOCK_G(conflicts)++;
-            php_redlock_metrics_add(REDLOCK_M_CONFLICTS, 1);
+            php_redlock_metrics_conflict(php_redlock_metrics_resource(ZSTR_VAL(resource), ZSTR_LEN(resource)));
             *conflict = true;
         }
         zend_string_release(key);

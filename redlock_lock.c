@@ -107,7 +107,9 @@ static int release_token(php_redlock_group *g, zend_string *key, const char *tok
     int r = rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), token, call);
     if (r == RL_RELEASED) {
         REDLOCK_G(released)++;
-        php_redlock_metrics_released(acquired_us);
+        size_t pl = ZSTR_LEN(g->opts.prefix); /* key: the group's prefix . resource */
+        php_redlock_metrics_released(acquired_us,
+                                     php_redlock_metrics_resource(ZSTR_VAL(key) + pl, ZSTR_LEN(key) - pl));
     }
     return r;
 }
@@ -133,6 +135,7 @@ void php_redlock_held_start(void)
 typedef struct php_redlock_watched {
     rl_watch *w;
     uint64_t fork_gen; /* of the process that acquired the lock */
+    int mres;          /* its resource's metrics slot (php_redlock_metrics_resource) */
 } php_redlock_watched;
 
 rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
@@ -168,7 +171,10 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
         /* the request's own reference: stopped at its end, whatever became of the object */
         rl_watch_ref(w);
         php_redlock_watched *e = emalloc(sizeof(*e));
-        *e = (php_redlock_watched){.w = w, .fork_gen = rl_fork_generation()};
+        size_t pl = ZSTR_LEN(g->opts.prefix);
+        *e = (php_redlock_watched){.w = w,
+                                   .fork_gen = rl_fork_generation(),
+                                   .mres = php_redlock_metrics_resource(ZSTR_VAL(key) + pl, ZSTR_LEN(key) - pl)};
         zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), e);
     }
     return w;
@@ -185,7 +191,7 @@ void php_redlock_watch_stop_all(void)
          * ends, by the process that acquired it (a child's copy may say lost too) */
         rl_watch_status st;
         rl_watch_status_get(e->w, &st);
-        if (st.state == RL_WATCH_LOST && e->fork_gen == gen) php_redlock_metrics_add(REDLOCK_M_LOST, 1);
+        if (st.state == RL_WATCH_LOST && e->fork_gen == gen) php_redlock_metrics_lost(e->mres);
         rl_watch_unref(e->w);
         efree(e);
     } ZEND_HASH_FOREACH_END();

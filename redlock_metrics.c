@@ -24,6 +24,16 @@
  *   Claimers take slots in order and wait for every CLAIMING slot before
  *   a later one, so one name gets one slot; should a skip ever give a name
  *   two, metrics() adds them up (one series per node, always).
+ * - Resources: RLM_RES_SLOTS slots by resource prefix (the resource up to its
+ *   first ':', the whole resource when it has none; at most RLM_PREFIX_LEN
+ *   bytes, compared byte for byte), claimed the same way, and one "other" slot
+ *   for the prefixes beyond the table and the longer ones. A prefix's probe
+ *   starts at the slot its hash names and goes on in order (wrapping), so the
+ *   lookup of a lock() call is one slot in the usual case; the claim rule is
+ *   the nodes' (claim(): the order of a probe is the same for every claimer of
+ *   one prefix). Only the first lock() of a prefix may wait, for a claim of
+ *   another process (the bounded wait above); every later one is a hash, a
+ *   compare and atomic adds.
  *
  * The table part (up to "the extension") uses no PHP API: tests/metrics/
  * table_test.c compiles it with RLM_TABLE_ONLY and drives it from threads and
@@ -51,6 +61,9 @@
 #define RLM_OTHER RLM_NODE_SLOTS /* the slot of every node beyond the table */
 #define RLM_NAME_LEN 128         /* = php_redlock_pooled.name */
 #define RLM_HIST_MAX 18          /* buckets of a histogram, +Inf included */
+#define RLM_RES_SLOTS 64
+#define RLM_RES_OTHER RLM_RES_SLOTS /* the slot of every prefix beyond the table */
+#define RLM_PREFIX_LEN 64           /* a longer prefix counts in "other" */
 
 /* a slot's state word: the kind in the high half, the claimer's pid in the low */
 #define RLM_FREE 0
@@ -95,10 +108,22 @@ typedef struct rlm_node {
     char name[RLM_NAME_LEN]; /* NUL-terminated; written once, before READY */
 } rlm_node;
 
+enum { RLM_RES_ACQ, RLM_RES_CONFLICT, RLM_RES_RELEASE, RLM_RES_LOST, RLM_RES_COUNT };
+
+typedef struct rlm_res {
+    _Alignas(64) _Atomic uint64_t state; /* as a node slot's; one slot per cache line (128 bytes) */
+    _Atomic uint64_t c[RLM_RES_COUNT];
+    _Atomic uint64_t hold_us; /* sum of the hold times of its confirmed releases */
+    uint64_t hash;            /* of the prefix (rlm_hash); these three written once, before READY */
+    uint32_t len;
+    char name[RLM_PREFIX_LEN]; /* len bytes, not NUL-terminated */
+} rlm_res;
+
 typedef struct rlm_table {
     _Atomic uint64_t counter[REDLOCK_M_COUNT];
     rlm_hist wait, hold;
     rlm_node node[RLM_NODE_SLOTS + 1]; /* [RLM_OTHER]: "other" */
+    rlm_res res[RLM_RES_SLOTS + 1];    /* [RLM_RES_OTHER]: "other" */
 } rlm_table;
 
 /* ---------- updates: the hot path ---------- */
@@ -165,43 +190,133 @@ static void claim_pause(int round) { SwitchToThread(); }
 
 static int claim_rounds(void) { return 64 + RLM_CLAIM_WAIT_US / 100; }
 
-static int slot_take(rlm_node *s, uint64_t expect, const char *name, uint32_t me)
+/* A table's slot: its state word first (rlm_node, rlm_res), what it names
+ * compared and written by the table's own functions. */
+typedef struct rlm_slots {
+    char *base;
+    size_t stride;
+    int n;
+    int (*same)(const void *slot, const void *key); /* a READY slot: is it key's? */
+    void (*write)(void *slot, const void *key);     /* a slot being claimed: make it key's */
+} rlm_slots;
+
+static _Atomic uint64_t *slot_state(const rlm_slots *t, int i) { return (_Atomic uint64_t *)(t->base + t->stride * i); }
+
+static int slot_take(const rlm_slots *t, int i, uint64_t expect, const void *key, uint32_t me)
 {
-    if (!atomic_compare_exchange_strong(&s->state, &expect, RLM_CLAIMING | me)) return 0;
-    /* ours until READY: no reader looks at the name of a slot being claimed */
-    memset(s->name, 0, sizeof(s->name));
-    snprintf(s->name, sizeof(s->name), "%s", name);
-    atomic_store_explicit(&s->state, RLM_READY, memory_order_release);
+    _Atomic uint64_t *st = slot_state(t, i);
+    if (!atomic_compare_exchange_strong(st, &expect, RLM_CLAIMING | me)) return 0;
+    /* ours until READY: no reader looks at what a slot being claimed names */
+    t->write(t->base + t->stride * i, key);
+    atomic_store_explicit(st, RLM_READY, memory_order_release);
     return 1;
 }
 
-/* The slot of name: found, or claimed (see the rule at the top); RLM_OTHER when none is left. */
-static int slot_claim(rlm_table *t, const char *name)
+/* The slot of key: found, or claimed (see the rule at the top), probing from
+ * slot start in order; -1 when none is left (the caller's "other"). */
+static int claim(const rlm_slots *t, int start, const void *key)
 {
     uint32_t me = self_pid();
-    for (int i = 0; i < RLM_NODE_SLOTS; i++) {
-        rlm_node *s = &t->node[i];
+    for (int k = 0; k < t->n; k++) {
+        int i = (start + k) % t->n;
+        _Atomic uint64_t *state = slot_state(t, i);
         for (int round = 0;; round++) {
-            uint64_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+            uint64_t st = atomic_load_explicit(state, memory_order_acquire);
             if (st == RLM_READY) {
-                if (strncmp(s->name, name, RLM_NAME_LEN - 1) == 0) return i;
-                break; /* another node's slot */
+                if (t->same(t->base + t->stride * i, key)) return i;
+                break; /* another one's slot */
             }
             if (st == RLM_FREE) {
-                if (slot_take(s, st, name, me)) return i;
+                if (slot_take(t, i, st, key, me)) return i;
                 continue; /* another claimer was first: see what it claims */
             }
             /* being claimed: the claimer copies a name and is done, unless it died there */
             uint32_t owner = (uint32_t)(st & 0xffffffffu);
             if (owner != me && pid_gone(owner)) {
-                if (slot_take(s, st, name, me)) return i;
+                if (slot_take(t, i, st, key, me)) return i;
                 continue;
             }
             if (round >= claim_rounds()) break; /* a stopped claimer, or its pid reused: skip the slot */
             claim_pause(round);
         }
     }
-    return RLM_OTHER;
+    return -1;
+}
+
+static int node_same(const void *slot, const void *key)
+{
+    return strncmp(((const rlm_node *)slot)->name, key, RLM_NAME_LEN - 1) == 0;
+}
+
+static void node_write(void *slot, const void *key)
+{
+    rlm_node *s = slot;
+    memset(s->name, 0, sizeof(s->name));
+    snprintf(s->name, sizeof(s->name), "%s", (const char *)key);
+}
+
+/* The slot of node name; RLM_OTHER when none is left. */
+static int slot_claim(rlm_table *t, const char *name)
+{
+    rlm_slots sl = {(char *)t->node, sizeof(rlm_node), RLM_NODE_SLOTS, node_same, node_write};
+    int i = claim(&sl, 0, name);
+    return i < 0 ? RLM_OTHER : i;
+}
+
+/* ---------- resource slots ---------- */
+
+typedef struct rlm_prefix {
+    const char *s;
+    size_t len;
+    uint64_t hash;
+} rlm_prefix;
+
+/* FNV-1a, 64 bit */
+static inline uint64_t rlm_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* the prefix of a resource: up to its first ':' (the whole resource without one) */
+static inline rlm_prefix rlm_prefix_of(const char *res, size_t len)
+{
+    const char *colon = memchr(res, ':', len);
+    rlm_prefix p = {res, colon ? (size_t)(colon - res) : len, 0};
+    p.hash = rlm_hash(p.s, p.len);
+    return p;
+}
+
+static int res_same(const void *slot, const void *key)
+{
+    const rlm_res *s = slot;
+    const rlm_prefix *p = key;
+    return s->hash == p->hash && s->len == p->len && memcmp(s->name, p->s, p->len) == 0;
+}
+
+static void res_write(void *slot, const void *key)
+{
+    rlm_res *s = slot;
+    const rlm_prefix *p = key;
+    memset(s->name, 0, sizeof(s->name));
+    memcpy(s->name, p->s, p->len);
+    s->len = (uint32_t)p->len;
+    s->hash = p->hash;
+}
+
+/* The slot of a resource's prefix: found or claimed; RLM_RES_OTHER when none is left or the prefix is too long. */
+static int res_claim(rlm_table *t, const char *res, size_t len)
+{
+    rlm_prefix p = rlm_prefix_of(res, len);
+    if (p.len > RLM_PREFIX_LEN) return RLM_RES_OTHER;
+    int start = (int)(p.hash % RLM_RES_SLOTS);
+    /* the usual case: the prefix's own slot, claimed long ago */
+    rlm_res *s = &t->res[start];
+    if (atomic_load_explicit(&s->state, memory_order_acquire) == RLM_READY && res_same(s, &p)) return start;
+    rlm_slots sl = {(char *)t->res, sizeof(rlm_res), RLM_RES_SLOTS, res_same, res_write};
+    int i = claim(&sl, start, &p);
+    return i < 0 ? RLM_RES_OTHER : i;
 }
 
 /* ---------- the Prometheus text format 0.0.4 ---------- */
@@ -289,6 +404,32 @@ static void buf_label(rlm_buf *b, const char *v)
             buf_str(b, "\\\"");
         } else if (*s == '\n') {
             buf_str(b, "\\n");
+        } else {
+            buf_put(b, (const char *)s, l);
+        }
+        s += l;
+        n -= l;
+    }
+}
+
+/* A resource prefix as a label value, binary-safe and one-to-one (two prefixes never share a
+ * label): a backslash and a double quote escaped as the format says; '%', control bytes
+ * (newline too) and every byte that is not part of valid UTF-8 as %XX (upper-case hex), so
+ * that each '%' of the value starts such an escape and the prefix's bytes can be read back. */
+static void buf_prefix(rlm_buf *b, const char *v, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *s = (const unsigned char *)v;
+    while (n > 0) {
+        size_t l = utf8_len(s, n);
+        if (l == 0 || *s < 0x20 || *s == 0x7f || *s == '%') {
+            char e[3] = {'%', hex[*s >> 4], hex[*s & 15]};
+            buf_put(b, e, 3);
+            l = 1;
+        } else if (*s == '\\') {
+            buf_str(b, "\\\\");
+        } else if (*s == '"') {
+            buf_str(b, "\\\"");
         } else {
             buf_put(b, (const char *)s, l);
         }
@@ -412,6 +553,53 @@ static int nodes_read(const rlm_table *t, rlm_node_snap *out)
     return n;
 }
 
+/* the resource prefixes of the table, one entry per prefix (slots of one prefix added up; a
+ * prefix named "other" is counted with the bucket of that name) */
+typedef struct rlm_res_snap {
+    const char *name;
+    size_t len;
+    uint64_t c[RLM_RES_COUNT], hold_us;
+} rlm_res_snap;
+
+static int res_read(const rlm_table *t, rlm_res_snap *out)
+{
+    int n = 0;
+    for (int i = 0; i <= RLM_RES_SLOTS; i++) {
+        const rlm_res *s = &t->res[i];
+        const char *name = "other";
+        size_t len = 5;
+        if (i < RLM_RES_SLOTS) {
+            if (atomic_load_explicit(&s->state, memory_order_acquire) != RLM_READY) continue;
+            name = s->name;
+            len = s->len;
+        }
+        uint64_t v[RLM_RES_COUNT + 1], any = 0;
+        for (int c = 0; c < RLM_RES_COUNT; c++) any |= v[c] = atomic_load_explicit(&s->c[c], memory_order_relaxed);
+        any |= v[RLM_RES_COUNT] = atomic_load_explicit(&s->hold_us, memory_order_relaxed);
+        if (i == RLM_RES_OTHER && !any) continue; /* "other" only once a prefix went there */
+        rlm_res_snap *e = NULL;
+        for (int j = 0; j < n && !e; j++)
+            if (out[j].len == len && memcmp(out[j].name, name, len) == 0) e = &out[j];
+        if (!e) {
+            e = &out[n++];
+            memset(e, 0, sizeof(*e));
+            e->name = name;
+            e->len = len;
+        }
+        for (int c = 0; c < RLM_RES_COUNT; c++) e->c[c] += v[c];
+        e->hold_us += v[RLM_RES_COUNT];
+    }
+    return n;
+}
+
+/* by prefix, bytewise (a shorter one first): the same order from every worker */
+static int res_cmp(const void *a, const void *b)
+{
+    const rlm_res_snap *x = a, *y = b;
+    int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
 static uint64_t counter(const rlm_table *t, int c)
 {
     return atomic_load_explicit(&t->counter[c], memory_order_relaxed);
@@ -422,8 +610,14 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
 {
     rlm_buf b = {0};
     rlm_node_snap *nodes = malloc(sizeof(*nodes) * (RLM_NODE_SLOTS + 1)); /* ~11 KiB: not on a thread's stack */
-    if (!nodes) return NULL;
-    int nn = nodes_read(t, nodes);
+    rlm_res_snap *res = malloc(sizeof(*res) * (RLM_RES_SLOTS + 1));
+    if (!nodes || !res) {
+        free(nodes);
+        free(res);
+        return NULL;
+    }
+    int nn = nodes_read(t, nodes), nr = res_read(t, res);
+    qsort(res, (size_t)nr, sizeof(*res), res_cmp);
     char labels[RLM_NAME_LEN * 6 + 64];
 
     buf_head(&b, "redlock_acquisitions_total", "counter",
@@ -451,7 +645,8 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
         {"redlock_attempts_total", "Acquisition attempts sent: the first of every lock() call and each retry.",
          REDLOCK_M_ATTEMPTS},
         {"redlock_wakeups_total",
-         "Waiting lock() calls woken by a release ahead of their retry timer (counted with fair waiting; 0 until then).",
+         "Waits of lock() calls (wait, wake_on_release) that a release ended ahead of their retry timer, each sending "
+         "the call to its next attempt.",
          REDLOCK_M_WAKEUPS},
     };
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
@@ -499,17 +694,65 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     hist_read(&h, &t->hold, 0);
     buf_hist(&b, "redlock_hold_seconds", "", &rlm_hold, &h);
 
+    static const struct {
+        const char *name, *help;
+        int c;
+    } per_res[] = {
+        {"redlock_resource_acquisitions_total", "Locks acquired, by resource prefix (see redlock_acquisitions_total).",
+         RLM_RES_ACQ},
+        {"redlock_resource_conflicts_total", "lock() calls that returned null, by resource prefix.", RLM_RES_CONFLICT},
+        {"redlock_resource_releases_total", "Releases a quorum confirmed, by resource prefix.", RLM_RES_RELEASE},
+        {"redlock_resource_lost_total", "auto_extend and on_lost locks lost, by resource prefix.", RLM_RES_LOST},
+        {"redlock_resource_hold_seconds_total",
+         "Time from acquisition to release, summed over the releases a quorum confirmed of locks acquired by lock() "
+         "(not restore()), by resource prefix.",
+         -1},
+    };
+    for (size_t k = 0; k < sizeof(per_res) / sizeof(per_res[0]); k++) {
+        char help[512];
+        snprintf(help, sizeof(help),
+                 "%s The prefix is the resource up to its first ':' (all of it without one; bytes that are not "
+                 "UTF-8, control bytes and %% as %%XX); resource=\"other\": prefixes beyond the table's %d and "
+                 "those over %d bytes.",
+                 per_res[k].help, RLM_RES_SLOTS, RLM_PREFIX_LEN);
+        buf_head(&b, per_res[k].name, "counter", help);
+        for (int i = 0; i < nr; i++) {
+            rlm_buf lb = {labels, 0, sizeof(labels), 0};
+            buf_str(&lb, "resource=\"");
+            buf_prefix(&lb, res[i].name, res[i].len);
+            buf_str(&lb, "\"");
+            if (per_res[k].c >= 0) {
+                buf_sample(&b, per_res[k].name, labels, res[i].c[per_res[k].c]);
+            } else {
+                buf_str(&b, per_res[k].name);
+                buf_str(&b, "{");
+                buf_str(&b, labels);
+                buf_str(&b, "} ");
+                buf_seconds(&b, res[i].hold_us);
+                buf_str(&b, "\n");
+            }
+        }
+    }
+
     uint64_t used = 0;
     for (int i = 0; i < RLM_NODE_SLOTS; i++)
         if (atomic_load_explicit(&t->node[i].state, memory_order_relaxed) != RLM_FREE) used++;
     buf_head(&b, "redlock_metrics_node_slots", "gauge",
              "Node slots of the metrics table in use, of 64 (nodes beyond are counted as node=\"other\").");
     buf_sample(&b, "redlock_metrics_node_slots", "", used);
+    used = 0;
+    for (int i = 0; i < RLM_RES_SLOTS; i++)
+        if (atomic_load_explicit(&t->res[i].state, memory_order_relaxed) != RLM_FREE) used++;
+    buf_head(&b, "redlock_metrics_resource_slots", "gauge",
+             "Resource prefix slots of the metrics table in use, of 64 (prefixes beyond are counted as "
+             "resource=\"other\").");
+    buf_sample(&b, "redlock_metrics_resource_slots", "", used);
     buf_head(&b, "redlock_metrics_shared", "gauge",
              "1: the figures of every process sharing the table (the php-fpm pool, or every thread); 0: this process "
              "only (redlock.metrics=0, or no shared memory).");
     buf_sample(&b, "redlock_metrics_shared", "", shared ? 1 : 0);
     free(nodes);
+    free(res);
     if (b.oom) {
         free(b.s);
         return NULL;
@@ -577,20 +820,40 @@ void php_redlock_metrics_shutdown(void)
 
 void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n) { rlm_add(&rlm_t->counter[m], n); }
 
-void php_redlock_metrics_acquired(uint64_t wait_us)
+int php_redlock_metrics_resource(const char *resource, size_t len) { return res_claim(rlm_t, resource, len); }
+
+void php_redlock_metrics_acquired(uint64_t wait_us, int res)
 {
     rlm_table *t = rlm_t;
     rlm_add(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE], 1);
+    rlm_add(&t->res[res].c[RLM_RES_ACQ], 1);
     rlm_observe(&t->wait, &rlm_wait, wait_us);
 }
 
-void php_redlock_metrics_released(uint64_t acquired_us)
+void php_redlock_metrics_conflict(int res)
+{
+    rlm_table *t = rlm_t;
+    rlm_add(&t->counter[REDLOCK_M_CONFLICTS], 1);
+    rlm_add(&t->res[res].c[RLM_RES_CONFLICT], 1);
+}
+
+void php_redlock_metrics_released(uint64_t acquired_us, int res)
 {
     rlm_table *t = rlm_t;
     rlm_add(&t->counter[REDLOCK_M_RELEASES], 1);
+    rlm_add(&t->res[res].c[RLM_RES_RELEASE], 1);
     if (!acquired_us) return;
     uint64_t now = rl_clock_monotonic.now_us(NULL);
-    rlm_observe(&t->hold, &rlm_hold, now > acquired_us ? now - acquired_us : 0);
+    uint64_t held = now > acquired_us ? now - acquired_us : 0;
+    rlm_observe(&t->hold, &rlm_hold, held);
+    rlm_add(&t->res[res].hold_us, held);
+}
+
+void php_redlock_metrics_lost(int res)
+{
+    rlm_table *t = rlm_t;
+    rlm_add(&t->counter[REDLOCK_M_LOST], 1);
+    rlm_add(&t->res[res].c[RLM_RES_LOST], 1);
 }
 
 void php_redlock_metrics_track(php_redlock_pooled *p)
@@ -681,6 +944,7 @@ void php_redlock_metrics_info(void)
         {"Metrics: watchdog extensions", REDLOCK_M_AUTO_EXTENSIONS},
         {"Metrics: lost locks", REDLOCK_M_LOST},
         {"Metrics: attempts", REDLOCK_M_ATTEMPTS},
+        {"Metrics: wake-ups", REDLOCK_M_WAKEUPS},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         uint64_t v = counter(t, rows[i].c);
@@ -694,6 +958,11 @@ void php_redlock_metrics_info(void)
         if (atomic_load_explicit(&t->node[i].state, memory_order_relaxed) != RLM_FREE) used++;
     snprintf(buf, sizeof(buf), "%d of %d", used, RLM_NODE_SLOTS);
     php_info_print_table_row(2, "Metrics: node slots", buf);
+    used = 0;
+    for (int i = 0; i < RLM_RES_SLOTS; i++)
+        if (atomic_load_explicit(&t->res[i].state, memory_order_relaxed) != RLM_FREE) used++;
+    snprintf(buf, sizeof(buf), "%d of %d", used, RLM_RES_SLOTS);
+    php_info_print_table_row(2, "Metrics: resource prefix slots", buf);
 }
 
 PHP_METHOD(RedLock, metrics)

@@ -284,7 +284,8 @@ typedef struct rl_lock_info {
     int64_t validity_ms; /* ttl - elapsed - drift; valid until start_us + ttl - drift */
     uint64_t valid_until_us;
     int attempts;
-    int ok; /* nodes that confirmed */
+    int wakeups; /* waits between attempts that a release announcement ended before their timer */
+    int ok;      /* nodes that confirmed */
 } rl_lock_info;
 
 /* Per-call results, for failure messages and stats. */

@@ -301,33 +301,34 @@ static uint64_t slot_of(uint64_t slot_us)
 }
 
 /* Between two attempts of a subscribed wait, never past until_us. Returns
- * when the next attempt should go. *waiters: the last count a release gave. */
-static void wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us, int *waiters)
+ * when the next attempt should go: 1 when a release sent it (a wake-up,
+ * rl_lock_info.wakeups), 0 the timer. *waiters: the last count a release gave. */
+static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us, int *waiters)
 {
     rl_wake ev;
     uint64_t slot = slot_of(slot_us);
     for (;;) {
         uint64_t now = c->clock->now_us(c->clock->ctx);
-        if (now >= until_us) return; /* the timer */
+        if (now >= until_us) return 0; /* the timer */
         if (*waiters >= RL_HERD) {
             uint64_t nap = 1 + random_below(c, slot * (uint64_t)*waiters);
             if (nap > until_us - now) nap = until_us - now;
             c->clock->sleep_us(c->clock->ctx, nap);
             if (w->latest(w->ctx, &ev) != RL_WAKE_RELEASED) continue; /* nothing new, or taken again */
             *waiters = ev.waiters;
-            return;
+            return 1;
         }
-        if (w->wait(w->ctx, until_us, &ev) == RL_WAKE_TIMER) return;
+        if (w->wait(w->ctx, until_us, &ev) == RL_WAKE_TIMER) return 0;
         if (ev.kind != RL_WAKE_RELEASED) continue; /* another waiter's SET: keep waiting */
         *waiters = ev.waiters;
         /* two can go together: one of them gets a majority whatever the order */
         uint64_t hold = ev.waiters > 2 ? random_below(c, slot * (uint64_t)(ev.waiters - 1)) : 0;
         now = c->clock->now_us(c->clock->ctx);
         if (now + hold > until_us) hold = until_us > now ? until_us - now : 0;
-        if (hold == 0) return;
+        if (hold == 0) return 1;
         c->clock->sleep_us(c->clock->ctx, hold);
         /* the latest news decides: taken by another waiter, or free */
-        if (w->latest(w->ctx, &ev) != RL_WAKE_ACQUIRED) return;
+        if (w->latest(w->ctx, &ev) != RL_WAKE_ACQUIRED) return 1;
     }
 }
 
@@ -488,7 +489,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             continue;
         }
         if (w)
-            wait_for_release(c, w, now + pause, slot_us, &waiters);
+            info->wakeups += wait_for_release(c, w, now + pause, slot_us, &waiters);
         else if (pause)
             c->clock->sleep_us(c->clock->ctx, pause);
     }

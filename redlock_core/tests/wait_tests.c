@@ -143,6 +143,7 @@ static void test_no_wait_does_not_subscribe(void)
     CHECK_EQ(FW.subscribes, 0);
     CHECK_EQ(F.clock.nsleeps, 3); /* plain retries sleep retry_delay */
     CHECK_EQ(fake_count(&F, 'A'), 0);
+    CHECK_EQ(info.wakeups, 0);
 }
 
 static void test_wake_off_does_not_subscribe(void)
@@ -156,6 +157,7 @@ static void test_wake_off_does_not_subscribe(void)
     CHECK_EQ(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_CONFLICT);
     CHECK_EQ(FW.subscribes, 0);
     CHECK(F.clock.nsleeps >= 4);
+    CHECK_EQ(info.wakeups, 0); /* a polling waiter is never woken */
 }
 
 static void test_uncontended_subscribes_first_and_unsubscribes(void)
@@ -201,6 +203,8 @@ static void test_wakes_on_release(void)
     CHECK(F.calls[last].t_start >= t0 + 50000 && F.calls[last].t_start < t0 + 51000);
     CHECK_EQ(F.clock.nsleeps, 0); /* no retry_delay slept */
     CHECK_EQ(FW.unsubscribes, 1);
+    CHECK_EQ(info.wakeups, 1); /* the release sent the third attempt */
+    CHECK_EQ(info.attempts, 3);
 }
 
 /* nobody releases (a holder crashed): attempts at the timer, never past the deadline */
@@ -219,6 +223,7 @@ static void test_timer_fallback_and_deadline(void)
     int sets = fake_count(&F, 'S') + fake_count(&F, 'A');
     CHECK(sets >= 6 && sets <= 8);
     CHECK_EQ(FW.unsubscribes, 1);
+    CHECK_EQ(info.wakeups, 0); /* every attempt after the timer */
 }
 
 /* another waiter's "acquired" while we wait is no reason to try */
@@ -236,6 +241,7 @@ static void test_acquired_message_keeps_waiting(void)
     CHECK_EQ(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
     CHECK_EQ(fake_count(&F, 'S') + fake_count(&F, 'A'), 3);
     CHECK(F.clock.now >= t0 + 30000 && F.clock.now < t0 + 31000);
+    CHECK_EQ(info.wakeups, 1); /* the "acquired" messages woke it, but sent no attempt */
 }
 
 /* three waiters: hold back; an "acquired" meanwhile sends us back to waiting */
@@ -256,6 +262,7 @@ static void test_herd_hold_back_stands_down(void)
     /* no attempt after the first release: 2 before waiting, 1 after the second release */
     CHECK_EQ(fake_count(&F, 'S') + fake_count(&F, 'A'), 3);
     CHECK(F.clock.now > t0 + 40000);
+    CHECK_EQ(info.wakeups, 1); /* the first release's hold-back stood down: no attempt, no wake-up */
     /* with others holding back in its shard, the winning attempt announces itself there */
     REQUIRE(F.ncalls >= 1);
     CHECK_EQ(F.calls[F.ncalls - 1].kind, 'A');
@@ -282,6 +289,10 @@ static void test_many_waiters_nap_and_look(void)
     CHECK_EQ(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
     CHECK(FW.latests >= 2);
     CHECK(F.clock.now >= t0 + 30000);
+    /* the first release met an "acquired" in its hold-back; the second sent attempt 3 (still
+     * held: nil), the timer attempt 4 */
+    CHECK_EQ(info.attempts, 4);
+    CHECK_EQ(info.wakeups, 1);
     /* a nap never spans more than waiters slots of the largest size */
     for (int i = 0; i < F.clock.nsleeps && i < FAKE_MAX_SLEEPS; i++) CHECK(F.clock.sleep_us[i] <= 40u * 1000u + 1);
 }

@@ -1,5 +1,5 @@
 --TEST--
-RedLock::metrics(): promtool check metrics accepts it (Debian's promtool 2.42), with failing nodes, node names to escape, and more nodes than the table's 64 slots ("other")
+RedLock::metrics(): promtool check metrics accepts it (Debian's promtool 2.42), with failing nodes, node names to escape, and more nodes than the table's 64 slots ("other"), resource prefixes to escape and beyond their 64 slots
 --EXTENSIONS--
 redlock
 --SKIPIF--
@@ -36,6 +36,10 @@ foreach (array_chunk($socks, 10) as $chunk) {
         $quorum++;
     }
 }
+// resource prefixes to escape (not UTF-8, quotes, newline, '%'), and more than the 64 slots
+$pre = ["q\"u\\o\nte%", "\xff\xfe", "\x01ctl", ''];
+for ($i = 0; count($pre) < 70; $i++) $pre[] = "mprom$i";
+foreach ($pre as $p) $rl->lock("$p:$res", 5000)?->release();
 $text = RedLock::metrics();
 $m = rlm_parse($text);
 echo "problems: ", $m['problems'] ? implode("\n", $m['problems']) : 'none', "\n";
@@ -45,6 +49,10 @@ $names = rlm_nodes($m, 'redlock_node_requests_total');
 echo "node series: ", count($names), " (64 named and other)\n";
 echo "other's errors: ", rlm_counter($m, 'redlock_node_requests_total', ['node' => 'other', 'result' => 'error']) > 0 ? 'yes' : 'no', "\n";
 echo "escaped name read back: ", var_export(in_array('unix:' . $odd[0], $names, true), true), "\n";
+echo "resource slots: ", rlm_value($m, 'redlock_metrics_resource_slots', 'redlock_metrics_resource_slots'), "\n";
+echo "resource series: ", count($m['families']['redlock_resource_releases_total']['samples']), " (64 and other)\n";
+$back = rlm_prefixes($m, 'redlock_resource_releases_total');
+echo "escaped prefixes read back: ", var_export(!array_diff(array_slice($pre, 0, 4), $back), true), "\n";
 echo "not UTF-8: replaced: ", var_export(in_array("unix:/nonexistent/\u{FFFD}\u{FFFD}-not-utf8.sock", $names, true), true), "\n";
 $r = rlm_promtool($text);
 if ($r === null) {
@@ -60,5 +68,8 @@ node slots: 64
 node series: 65 (64 named and other)
 other's errors: yes
 escaped name read back: true
+resource slots: 64
+resource series: 65 (64 and other)
+escaped prefixes read back: true
 not UTF-8: replaced: true
 promtool check metrics: exit 0

@@ -2,7 +2,8 @@
  * processes: every thread's and every process' adds summed exactly (a ZTS process, a php-fpm pool), one slot
  * per node name under racing claims, a claim left half-done by a SIGKILLed process taken over, a live stuck
  * claimer skipped in bounded time, a process SIGKILLed mid-update leaving the table usable, the "other" slot,
- * and label escaping. Built and run by tests/metrics/table_test.sh (ThreadSanitizer). */
+ * and label escaping; the same of the resource prefix slots. Built and run by tests/metrics/table_test.sh
+ * (ThreadSanitizer). */
 #define RLM_TABLE_ONLY
 #include "../../redlock_metrics.c"
 
@@ -303,6 +304,187 @@ static void test_render_escapes_and_merges(void)
     rlm_unmap(t);
 }
 
+/* ---- resource prefixes ---- */
+
+static int ready_res(const rlm_table *t)
+{
+    int n = 0;
+    for (int i = 0; i < RLM_RES_SLOTS; i++) n += atomic_load(&t->res[i].state) == RLM_READY;
+    return n;
+}
+
+/* resources of 10 prefixes, claimed by every thread at once: one slot per prefix, counts exact */
+#define RES_PREFIXES 10 /* (divides PER_THREAD) */
+typedef struct res_worker {
+    rlm_table *t;
+    int id;
+    pthread_barrier_t *go;
+    int slot[RES_PREFIXES];
+} res_worker;
+
+static void *res_thread(void *arg)
+{
+    res_worker *w = arg;
+    char r[64];
+    pthread_barrier_wait(w->go);
+    for (int k = 0; k < PER_THREAD; k++) {
+        int p = (k + w->id) % RES_PREFIXES;
+        int len = snprintf(r, sizeof(r), "pre%d:%d:%d", p, w->id, k);
+        int s = res_claim(w->t, r, (size_t)len);
+        if (k < RES_PREFIXES) w->slot[p] = s;
+        rlm_add(&w->t->res[s].c[RLM_RES_ACQ], 1);
+        rlm_add(&w->t->res[s].hold_us, 3);
+    }
+    return NULL;
+}
+
+static void test_resource_threads_one_slot_each(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    pthread_t th[THREADS];
+    res_worker w[THREADS];
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (res_worker){.t = t, .id = i, .go = &go};
+        CHECK_EQ(pthread_create(&th[i], NULL, res_thread, &w[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&go);
+    CHECK_EQ(ready_res(t), RES_PREFIXES);
+    uint64_t acq = 0, hold = 0;
+    for (int p = 0; p < RES_PREFIXES; p++) {
+        char name[16];
+        int len = snprintf(name, sizeof(name), "pre%d", p);
+        for (int i = 1; i < THREADS; i++) CHECK_EQ(w[i].slot[p], w[0].slot[p]);
+        const rlm_res *s = &t->res[w[0].slot[p]];
+        CHECK_EQ(s->len, (uint32_t)len);
+        CHECK(memcmp(s->name, name, (size_t)len) == 0);
+        CHECK_EQ(atomic_load(&s->c[RLM_RES_ACQ]), THREADS * PER_THREAD / RES_PREFIXES);
+    }
+    for (int i = 0; i <= RLM_RES_SLOTS; i++) {
+        acq += atomic_load(&t->res[i].c[RLM_RES_ACQ]);
+        hold += atomic_load(&t->res[i].hold_us);
+    }
+    CHECK_EQ(acq, THREADS * PER_THREAD);
+    CHECK_EQ(hold, 3u * THREADS * PER_THREAD);
+    CHECK_EQ(atomic_load(&t->res[RLM_RES_OTHER].c[RLM_RES_ACQ]), 0);
+    rlm_unmap(t);
+}
+
+/* the prefix rule, the probe past taken slots, "other" when full or too long */
+static void test_resource_prefix_probe_other(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    int a = res_claim(t, "orders:1", 8);
+    CHECK_EQ(res_claim(t, "orders:2:x", 10), a);
+    CHECK_EQ(res_claim(t, "orders", 6), a); /* no ':' : the whole resource */
+    CHECK(res_claim(t, "orders-2", 8) != a);
+    int e = res_claim(t, ":x", 2); /* the empty prefix */
+    CHECK_EQ(t->res[e].len, 0u);
+    int b = res_claim(t, "a\0b:1", 5); /* bytes, not C strings */
+    CHECK(b != res_claim(t, "a\0c:1", 5));
+    /* a prefix whose hashed slot another took: the next free one, found again later */
+    rlm_prefix p = rlm_prefix_of("orders", 6);
+    CHECK_EQ(a, (int)(p.hash % RLM_RES_SLOTS));
+    char r[96];
+    int same = -1;
+    for (int i = 0; i < 100000 && same < 0; i++) {
+        int len = snprintf(r, sizeof(r), "x%d", i);
+        rlm_prefix q = rlm_prefix_of(r, (size_t)len);
+        if ((int)(q.hash % RLM_RES_SLOTS) == a) same = len;
+    }
+    REQUIRE(same > 0);
+    int c = res_claim(t, r, (size_t)same);
+    CHECK(c != a && c != RLM_RES_OTHER);
+    CHECK_EQ(res_claim(t, r, (size_t)same), c);
+    /* 64 bytes fit, 65 do not */
+    memset(r, 'p', sizeof(r));
+    CHECK(res_claim(t, r, RLM_PREFIX_LEN) != RLM_RES_OTHER);
+    CHECK_EQ(res_claim(t, r, RLM_PREFIX_LEN + 1), RLM_RES_OTHER);
+    /* full: every new prefix in "other", the old ones where they are */
+    for (int i = 0; ready_res(t) < RLM_RES_SLOTS; i++) {
+        int len = snprintf(r, sizeof(r), "fill%d", i);
+        CHECK(res_claim(t, r, (size_t)len) != RLM_RES_OTHER);
+    }
+    CHECK_EQ(res_claim(t, "new:1", 5), RLM_RES_OTHER);
+    CHECK_EQ(res_claim(t, "orders:9", 8), a);
+    CHECK_EQ(res_claim(t, ":y", 2), e);
+    rlm_unmap(t);
+}
+
+/* a resource slot left CLAIMING by a SIGKILLed process is taken over (the nodes' rule) */
+static void test_resource_dead_claimer(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) _exit(0);
+    int st;
+    waitpid(kid, &st, 0);
+    rlm_prefix p = rlm_prefix_of("jobs:1", 6);
+    int at = (int)(p.hash % RLM_RES_SLOTS);
+    atomic_store(&t->res[at].state, RLM_CLAIMING | (uint32_t)kid);
+    uint64_t t0 = now_us();
+    CHECK_EQ(res_claim(t, "jobs:1", 6), at);
+    CHECK(now_us() - t0 < 5000);
+    CHECK_EQ(atomic_load(&t->res[at].state), RLM_READY);
+    CHECK_EQ(ready_res(t), 1);
+    rlm_unmap(t);
+}
+
+/* the exposition: sorted, escaped one-to-one, slots of one prefix added up, "other" once used */
+static void test_resource_render(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    static const struct {
+        const char *res;
+        size_t len;
+        const char *label;
+    } odd[] = {
+        {"q\"b\\s:1", 7, "q\\\"b\\\\s"},     {"\xff:1", 3, "%FF"}, {"%FF:1", 5, "%25FF"}, {"nl\nx:1", 6, "nl%0Ax"},
+        {"caf\xc3\xa9:1", 7, "caf\xc3\xa9"}, {"\xc3:1", 3, "%C3"},
+    };
+    char want[160];
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+        int s = res_claim(t, odd[i].res, odd[i].len);
+        rlm_add(&t->res[s].c[RLM_RES_ACQ], i + 1);
+    }
+    int b = res_claim(t, "dup:1", 5);
+    atomic_store(&t->res[(b + 1) % RLM_RES_SLOTS].state, RLM_CLAIMING | 1u);
+    res_write(&t->res[(b + 1) % RLM_RES_SLOTS], &(rlm_prefix){"dup", 3, rlm_hash("dup", 3)});
+    atomic_store(&t->res[(b + 1) % RLM_RES_SLOTS].state, RLM_READY);
+    rlm_add(&t->res[b].c[RLM_RES_RELEASE], 2);
+    rlm_add(&t->res[(b + 1) % RLM_RES_SLOTS].c[RLM_RES_RELEASE], 3);
+    rlm_add(&t->res[b].hold_us, 1500000);
+    size_t len;
+    char *s = rlm_render(t, 1, &len);
+    REQUIRE(s);
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+        snprintf(want, sizeof(want), "redlock_resource_acquisitions_total{resource=\"%s\"} %zu\n", odd[i].label, i + 1);
+        CHECK(strstr(s, want) != NULL);
+    }
+    CHECK(strstr(s, "redlock_resource_releases_total{resource=\"dup\"} 5\n") != NULL);
+    const char *first = strstr(s, "redlock_resource_releases_total{resource=\"dup\"}");
+    CHECK(first && !strstr(first + 1, "redlock_resource_releases_total{resource=\"dup\"}"));
+    CHECK(strstr(s, "redlock_resource_hold_seconds_total{resource=\"dup\"} 1.5\n") != NULL);
+    CHECK(!strstr(s, "{resource=\"other\"}"));
+    /* sorted by prefix: "%FF" (as bytes "%FF") before "caf..." before "dup" */
+    CHECK(strstr(s, "acquisitions_total{resource=\"%25FF\"}") < strstr(s, "acquisitions_total{resource=\"caf"));
+    CHECK(strstr(s, "redlock_metrics_resource_slots 8\n") != NULL);
+    free(s);
+    rlm_add(&t->res[RLM_RES_OTHER].c[RLM_RES_CONFLICT], 4);
+    s = rlm_render(t, 1, &len);
+    REQUIRE(s);
+    CHECK(strstr(s, "redlock_resource_conflicts_total{resource=\"other\"} 4\n") != NULL);
+    free(s);
+    rlm_unmap(t);
+}
+
 /* ---- the bucket of an observation ---- */
 
 static int linear_bucket(const rlm_bounds *b, uint64_t us)
@@ -356,6 +538,10 @@ static const test_case tests[] = {
     {"killed_mid_updates", test_killed_mid_updates},
     {"full_table_other", test_full_table_other},
     {"render_escapes_and_merges", test_render_escapes_and_merges},
+    {"resource_threads_one_slot_each", test_resource_threads_one_slot_each},
+    {"resource_prefix_probe_other", test_resource_prefix_probe_other},
+    {"resource_dead_claimer", test_resource_dead_claimer},
+    {"resource_render", test_resource_render},
 };
 
 int main(int argc, char **argv)

@@ -51,7 +51,9 @@ if (($pid = pcntl_fork()) === 0) {
 pcntl_waitpid($pid, $st);
 echo file_get_contents($f), "\n";
 unlink($f);
-echo "lost: ", rlm_counter(rlm_parse(RedLock::metrics()), 'redlock_lost_total'), "\n";
+$m = rlm_parse(RedLock::metrics());
+echo "lost: ", rlm_counter($m, 'redlock_lost_total'), ", of the prefix rltest: ",
+    rlm_counter($m, 'redlock_resource_lost_total', ['resource' => 'rltest']), "\n";
 rl_del($res, "$res:b", "$res:c");
 ?>
 --CLEAN--
@@ -65,4 +67,4 @@ by extend: 0
 lost: true, counted before the request ends: 0
 after a child's request end: 0
 {"lost":true,"counted before the request ends":0}
-lost: 1
+lost: 1, of the prefix rltest: 1
