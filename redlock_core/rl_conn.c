@@ -908,7 +908,11 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
             snprintf(why, whylen, "write: %s", w < 0 ? strerror(errno) : "closed");
         return -1;
     }
-    if (c->opos == c->olen) c->opos = c->olen = 0;
+    if (c->opos == c->olen) {
+        /* (a gate written up to the end: what comes behind it starts at 0) */
+        if (c->hs_pending) c->hs_end -= c->opos;
+        c->opos = c->olen = 0;
+    }
     return 0;
 }
 
