@@ -205,6 +205,17 @@ static void rlc_reset_io(rl_conn *c)
     c->late_n = 0;
     c->run_id[0] = '\0';
     c->ident_pending = 0;
+    c->sock_timedout = 0;
+    /* While probing, nothing past a connect's PING gate was written: closing
+     * that connect loses nothing, and what the node owes waits for the next
+     * one. Else (the server may have read it) the old rule: the server ended
+     * the connection, what it held ran or never will. A child after fork()
+     * never sends what its parent owes. */
+    if (!c->probing || c->gen != rl_fork_generation()) {
+        c->probing = 0;
+        c->owe_len = 0;
+        c->owe_n = 0;
+    }
 }
 
 void rl_conn_close(rl_conn *c)
@@ -225,6 +236,8 @@ void rl_conn_free(rl_conn *c)
     free(c->obuf);
     free(c->late_buf);
     free(c->late_sz);
+    free(c->owe);
+    free(c->owe_sz);
     free(c);
 }
 
@@ -280,6 +293,60 @@ void rlc_owed_del(rl_conn *c, uint64_t tag)
     }
 }
 
+/* ---- the releases kept for a replay (rl_conn.owe) ---- */
+static int rlc_owe_push(rl_conn *c, const char *bytes, size_t len)
+{
+    if (c->owe_n >= OWE_MAX || c->owe_len + len > OBUF_MAX / 2) return -1;
+    if (c->owe_n == c->owe_szcap) {
+        int cap = c->owe_szcap ? c->owe_szcap * 2 : 8;
+        size_t *nz = realloc(c->owe_sz, sizeof(*nz) * (size_t)cap);
+        if (!nz) return -1;
+        c->owe_sz = nz;
+        c->owe_szcap = cap;
+    }
+    if (c->owe_len + len > c->owe_cap) {
+        size_t cap = c->owe_cap ? c->owe_cap * 2 : 512;
+        while (cap < c->owe_len + len) cap *= 2;
+        char *nb = realloc(c->owe, cap);
+        if (!nb) return -1;
+        c->owe = nb;
+        c->owe_cap = cap;
+    }
+    memcpy(c->owe + c->owe_len, bytes, len);
+    c->owe_len += len;
+    c->owe_sz[c->owe_n++] = len;
+    return 0;
+}
+
+/* the oldest kept release was answered */
+static void rlc_owe_pop(rl_conn *c)
+{
+    if (c->owe_n == 0) return;
+    size_t sz = c->owe_sz[0];
+    memmove(c->owe, c->owe + sz, c->owe_len - sz);
+    c->owe_len -= sz;
+    memmove(c->owe_sz, c->owe_sz + 1, sizeof(c->owe_sz[0]) * (size_t)(--c->owe_n));
+}
+
+int rlc_owe_add(rl_conn *c, const rl_cmd *cmd)
+{
+    char stack[1024];
+    size_t need = rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
+    char *b = need <= sizeof(stack) ? stack : malloc(need);
+    if (!b) return -1;
+    rl_resp_format(b, need, cmd->argc, cmd->argv, cmd->argvlen);
+    int rc = rlc_owe_push(c, b, need);
+    if (b != stack) free(b);
+    return rc;
+}
+
+/* the newest entry of the queue keeps its command's RESP for a replay */
+static void rlc_q_copy_last(rl_conn *c, const char *bytes, size_t len)
+{
+    qent *e = &c->q[(c->qhead + c->qlen - 1) % QMAX];
+    if (rlc_owe_push(c, bytes, len) == 0) e->copied = 1;
+}
+
 /* ---- the queue of expected replies ---- */
 int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now)
 {
@@ -290,6 +357,7 @@ int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, u
     e->tag = tag;
     e->sent_us = now;
     e->owed = op == RL_OP_SET;
+    e->copied = 0;
     c->owed_n += e->owed;
     c->qlen++;
     return 0;
@@ -300,6 +368,7 @@ int rlc_q_pop(rl_conn *c, qent *out)
     if (c->qlen == 0) return -1;
     *out = c->q[c->qhead];
     c->owed_n -= out->owed; /* answered: it has run, or will never run */
+    if (out->copied) rlc_owe_pop(c);
     c->qhead = (c->qhead + 1) % QMAX;
     c->qlen--;
     return out->kind;
@@ -355,6 +424,7 @@ void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late)
 }
 
 static int rlc_queue_scripts(rl_conn *c, uint64_t now);
+static int rlc_queue_replay(rl_conn *c, uint64_t now);
 int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
 static int rlc_obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t hard_max);
 
@@ -368,7 +438,10 @@ void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64
         char why[RL_REASON_LEN];
         /* the scripts go ahead of the retry; every reply behind is ours to drop */
         if (rlc_queue_scripts(c, now) == 0 && rlc_obuf_append_raw(c, c->late_buf, sz, OBUF_MAX) == 0) {
-            if (rlc_q_push(c, EXP_SKIP, e->op, e->tag, now) == 0) rlc_flush_out(c, why, sizeof(why));
+            if (rlc_q_push(c, EXP_SKIP, e->op, e->tag, now) == 0) {
+                if (e->op == RL_OP_RELEASE) rlc_q_copy_last(c, c->late_buf, sz); /* still owed */
+                rlc_flush_out(c, why, sizeof(why));
+            }
         }
     }
     memmove(c->late_buf, c->late_buf + sz, c->late_len - sz);
@@ -450,11 +523,19 @@ int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *
      * for lack of space before everything else is */
     if (c->qlen >= (op == RL_OP_RELEASE ? QMAX : QMAX - 64)) return -1;
     if (rlc_obuf_append(c, argc, argv, lens, op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2) != 0) return -1;
-    if (kind == EXP_AUTH || kind == EXP_SELECT) {
+    if (kind == EXP_AUTH || kind == EXP_SELECT || kind == EXP_GATE) {
         c->hs_pending++;
         c->hs_end = c->olen;
     }
-    return rlc_q_push(c, kind, (unsigned char)op, tag, now);
+    if (rlc_q_push(c, kind, (unsigned char)op, tag, now) != 0) return -1;
+    /* a release is kept until answered: if this connection has to be given
+     * up (rlc_abandon), its replacement sends it again (a memcpy into a
+     * buffer that grows once; no allocation per call) */
+    if (op == RL_OP_RELEASE && kind == EXP_MINE && !c->sub) {
+        size_t len = rl_resp_format(NULL, 0, argc, argv, lens); /* the last bytes of obuf */
+        rlc_q_copy_last(c, c->obuf + c->olen - len, len);
+    }
+    return 0;
 }
 
 /* bytes we may write now: nothing past an unanswered AUTH/SELECT */
@@ -612,10 +693,27 @@ static int rlc_queue_scripts(rl_conn *c, uint64_t now)
     return 0;
 }
 
-static void rlc_set_nodelay(int fd)
+/* TCP options of every connection. Keepalive: an idle connection to a host
+ * that vanished is noticed (nothing of ours is on it). TCP_USER_TIMEOUT:
+ * data nobody ACKs is given up by the kernel after that long; both end in
+ * ETIMEDOUT, which the fan-out treats like rlc_abandon (the releases owed are
+ * kept). A silent partition is normally noticed much earlier, by a call
+ * (rlc_unreachable). Best effort: a kernel without one of them still works. */
+static void rlc_set_tcp_opts(int fd)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+#ifdef TCP_KEEPIDLE
+    int idle = KEEPALIVE_IDLE_S, intvl = KEEPALIVE_INTVL_S, cnt = KEEPALIVE_CNT;
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+#endif
+#ifdef TCP_USER_TIMEOUT
+    unsigned int ut = USER_TIMEOUT_MS;
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof(ut));
+#endif
 }
 
 /* A new socket and its non-blocking connect, into c->fd and c->state.
@@ -643,7 +741,7 @@ static int rlc_dial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err
         close(fd);
         return -1;
     }
-    if (c->addr.ss_family != AF_UNIX) rlc_set_nodelay(fd);
+    if (c->addr.ss_family != AF_UNIX) rlc_set_tcp_opts(fd);
     c->fd = fd;
     c->gen = rl_fork_generation();
     c->dialed_us = now;
@@ -693,12 +791,83 @@ int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
 #else
     c->io = &rl_io_plain;
 #endif
-    if (rlc_queue_handshake(c, now, ident) != 0) {
+    if (rlc_queue_handshake(c, now, ident) != 0 || (c->probing && rlc_queue_replay(c, now) != 0)) {
         rlc_fail_res(c, r, RL_E_NOMEM, NULL);
         rl_conn_close(c);
         return -1;
     }
     return 0;
+}
+
+/* A connection that replaces one given up as unreachable: a PING gate after
+ * the handshake, and behind it the releases the node owes (rl_conn.owe), in
+ * the order they were first sent. Nothing behind the gate is written before
+ * the server has answered the PING on this connection, begun after the old
+ * one was reset: see HACKING.md "Partitions". */
+static int rlc_queue_replay(rl_conn *c, uint64_t now)
+{
+    const char *argv[1] = {"PING"};
+    size_t lens[1] = {4};
+    if (rlc_append_cmd(c, 1, argv, lens, EXP_GATE, RL_OP_RELEASE, 0, now) != 0) return -1;
+    size_t off = 0;
+    for (int k = 0; k < c->owe_n; k++) {
+        size_t sz = c->owe_sz[k];
+        if (rlc_obuf_append_raw(c, c->owe + off, sz, OBUF_MAX) != 0 ||
+            rlc_q_push(c, EXP_SKIP, RL_OP_RELEASE, 0, now) != 0)
+            return -1;
+        c->q[(c->qhead + c->qlen - 1) % QMAX].copied = 1; /* (its copy is already kept) */
+        off += sz;
+    }
+    return 0;
+}
+
+int rlc_probe_ms(const rl_conn *c)
+{
+    int ms = c->conf.timeout_ms > PROBE_MIN_MS ? c->conf.timeout_ms : PROBE_MIN_MS;
+    return c->conf.connect_timeout_ms < ms ? c->conf.connect_timeout_ms : ms;
+}
+
+int rlc_unreachable(const rl_conn *c)
+{
+    if (c->fd < 0 || c->sub || c->state != ST_READY || c->addr.ss_family == AF_UNIX) return 0;
+#ifdef TCP_INFO
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+    memset(&ti, 0, sizeof(ti));
+    if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return 0;
+    /* Not a paused or slow server: its kernel still ACKs what we send (a
+     * full receive window is probed, and those probes are ACKed). Here ours
+     * retransmits data nobody acknowledged for a second or more. */
+    return ti.tcpi_unacked > 0 && ti.tcpi_retransmits > 0 && ti.tcpi_last_ack_recv >= UNREACH_ACK_MS;
+#else
+    return 0;
+#endif
+}
+
+/* Why a reset, and why the releases kept here cannot be overtaken by what
+ * the old connection held (HACKING.md "Partitions"):
+ * - close() with SO_LINGER 0 drops our kernel's send queue and sends a RST:
+ *   nothing unacknowledged is ever sent again. What the server's kernel had
+ *   received before ran, or runs, before anything of a later connection can
+ *   arrive: the replacement's releases wait behind a PING answered on it, a
+ *   round trip begun after the reset (and a partition long enough to be
+ *   noticed dropped what was in flight).
+ * - So a SET still in the old queue either ran before the release we send
+ *   again, or never runs; a release owed for it (sent on the old connection
+ *   or not yet) goes out again on the new one. Releases are token-checked:
+ *   sending one twice, or one whose SET never ran, deletes nothing of
+ *   anyone else's, so mutual exclusion does not depend on any of this; an
+ *   overtaken release would only leave our key until its TTL. */
+void rlc_abandon(rl_conn *c, uint64_t now)
+{
+    if (c->fd >= 0 && c->gen == rl_fork_generation()) {
+        struct linger lg = {1, 0};
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    }
+    c->probing = c->gen == rl_fork_generation();
+    c->abandoned_us = now;
+    c->probe_next_us = now;
+    rl_conn_close(c); /* keeps owe (probing) */
 }
 
 /* A connect begun by an earlier call failed: that is old news (the server
@@ -732,13 +901,18 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
         }
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        if (w < 0 && errno == ETIMEDOUT) c->sock_timedout = 1; /* the kernel gave up, not the server */
         if (w < 0 && c->io_err[0])
             snprintf(why, whylen, "%s", c->io_err); /* the session layer said why */
         else
             snprintf(why, whylen, "write: %s", w < 0 ? strerror(errno) : "closed");
         return -1;
     }
-    if (c->opos == c->olen) c->opos = c->olen = 0;
+    if (c->opos == c->olen) {
+        /* (a gate written up to the end: what comes behind it starts at 0) */
+        if (c->hs_pending) c->hs_end -= c->opos;
+        c->opos = c->olen = 0;
+    }
     return 0;
 }
 

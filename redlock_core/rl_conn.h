@@ -28,7 +28,8 @@ enum {
     EXP_LATE_SCRIPT,    /* late, its script kept: sent again on NOSCRIPT */
     EXP_TIMEOUT_SCRIPT, /* timed out (not counted in stats), the same */
     EXP_SUB,
-    EXP_UNSUB
+    EXP_UNSUB,
+    EXP_GATE /* PING on a connection that replaces an unreachable one: what it owes waits behind it */
 };
 
 /* A RESP2 pub/sub array on a subscriber connection, read without allocation:
@@ -60,6 +61,21 @@ typedef struct rl_push {
 #define OBUF_MAX (4 * 1024 * 1024) /* hard cap: only releases owed can get here */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 2000
+/* An unreachable node (see rlc_abandon): a stalled connection whose kernel
+ * retransmits and has had no ACK for this long is given up; fresh
+ * connections are then tried at most every PROBE_GAP_US, each for
+ * min(connect_timeout, max(PROBE_MIN_MS, timeout)) */
+#define UNREACH_ACK_MS 1000
+#define PROBE_GAP_US 200000u
+#define PROBE_MIN_MS 200
+/* releases kept for a replay after an abandon: at most this many */
+#define OWE_MAX (QMAX - 128)
+/* keepalive for idle connections, and the kernel's own limit for data
+ * nobody ACKs (both end in ETIMEDOUT, handled like rlc_abandon) */
+#define KEEPALIVE_IDLE_S 10
+#define KEEPALIVE_INTVL_S 5
+#define KEEPALIVE_CNT 3
+#define USER_TIMEOUT_MS 20000
 
 typedef struct qent {
     uint64_t sent_us; /* late replies still count in stats */
@@ -68,6 +84,8 @@ typedef struct qent {
     /* a SET not answered yet with no release behind it: the release
      * this connection owes (see rl_conn.owed_n) */
     unsigned char owed;
+    /* a release whose RESP is kept in rl_conn.owe (its copy, in queue order) */
+    unsigned char copied;
 } qent;
 
 /* The I/O table of a connection (hiredis' redisContextFuncs): plain TCP or
@@ -137,6 +155,25 @@ struct rl_conn {
     size_t late_len, late_cap;
     size_t *late_sz;
     int late_n, late_szcap;
+    /* The releases this node owes whose reply has not been read, as RESP, in
+     * the order sent (each qent.copied has its copy here, oldest first): what
+     * a replacement connection sends again once the node is reachable after
+     * rlc_abandon. Kept across the closes of the connects that follow (while
+     * probing), dropped when a connection the server may have read is closed
+     * (as before: the server ended it). */
+    char *owe;
+    size_t owe_len, owe_cap;
+    size_t *owe_sz;
+    int owe_n, owe_szcap;
+    /* The connection was given up as unreachable (rlc_abandon): fresh connects
+     * are tried in the background; until one has answered its PING (EXP_GATE)
+     * the node gets no new work, and the releases it owes wait behind it */
+    int probing;
+    uint64_t probe_next_us;  /* the next connect may begin then */
+    uint64_t probe_until_us; /* the current attempt is given up then (its PING unanswered) */
+    uint64_t probe_watch_us; /* per call: watched until then */
+    uint64_t abandoned_us;   /* when the last connection was given up */
+    int sock_timedout;       /* the kernel gave up (ETIMEDOUT): treat as rlc_abandon */
     char run_id[41]; /* the server's, learnt at connect ("" unknown) */
     int ident_pending;
     uint64_t down_until_us;
@@ -186,6 +223,19 @@ int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);
 int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
                      size_t whylen);
 int rlc_stalled(const rl_conn *c, uint64_t now);
+/* a stalled connection whose peer's kernel has stopped ACKing what we sent
+ * (a silent partition, a dead host): our kernel retransmits, with a gap that
+ * doubles. TCP_INFO; 0 for unix sockets and subscriber connections */
+int rlc_unreachable(const rl_conn *c);
+/* Give the connection up: closed with a reset (SO_LINGER 0: the kernel drops
+ * what it still holds and never sends it), the releases it owes kept (owe)
+ * for the connection that replaces it, behind a PING gate. See HACKING.md
+ * "Partitions" for why nothing it held can overtake them. */
+void rlc_abandon(rl_conn *c, uint64_t now);
+/* a release owed while no connection is open: kept in owe for the next one */
+int rlc_owe_add(rl_conn *c, const rl_cmd *cmd);
+/* how long one connect attempt of a probing node may take (ms) */
+int rlc_probe_ms(const rl_conn *c);
 /* connecting: the TCP connect or the session handshake is not done */
 static inline int rlc_connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }
 /* what poll must wait for on an open connection */

@@ -12,6 +12,10 @@
 
 typedef struct fan fan;
 static void catch_up(fan *f, int i, uint64_t now);
+static int probe_send(fan *f, int i, uint64_t now);
+static int do_poll(rl_net *net, struct pollfd *pfd, int np, int wait_ms);
+static int connect_done(fan *f, int i, uint64_t now);
+static int session_step(fan *f, int i, uint64_t now);
 struct fan {
     rl_net *net;
     const rl_cmd *cmd;
@@ -60,6 +64,10 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     char why[RL_REASON_LEN];
 
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
+    if (c->probing) {
+        int p = probe_send(f, i, now);
+        if (p <= 0) return p;
+    }
     if (c->fd >= 0 && rlc_connecting(c) && now >= c->deadline_us) {
         /* a connect begun by a call that did not wait (a queued release) and
          * never seen through: nothing was written on it, so what it holds
@@ -73,6 +81,16 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
         if (r->state != RL_PENDING) {
             if (c->fd >= 0) return -1;
             memset(r, 0, sizeof(*r)); /* the server ended it meanwhile: start afresh */
+        }
+        if (c->fd >= 0 && rlc_stalled(c, now) && rlc_unreachable(c)) {
+            /* nobody ACKs what it holds: waiting would cost the kernel's
+             * retransmission gap, which doubles (seconds to minutes after a
+             * long partition); reset it and reconnect in the background */
+            rlc_abandon(c, now);
+        }
+        if (c->probing) {
+            int p = probe_send(f, i, now);
+            if (p <= 0) return p;
         }
     }
     if (c->fd >= 0 && rlc_stalled(c, now)) {
@@ -132,6 +150,13 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
 static void node_broken(fan *f, int i, int err, const char *why, uint64_t now)
 {
     rl_conn *c = f->net->conns[i];
+    if (c->sock_timedout && !c->sub && !rlc_connecting(c)) {
+        /* the kernel gave up (TCP_USER_TIMEOUT, keepalive), not the server:
+         * what the connection held may not have arrived; keep what it owes */
+        rlc_abandon(c, now);
+        if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], RL_E_STALLED, "unreachable (connection timed out)");
+        return;
+    }
     int was_connecting = rlc_connecting(c);
     int retry = c->reused && !c->retried && !was_connecting && !f->settling;
     rl_conn_close(c);
@@ -180,6 +205,21 @@ static int on_reply(fan *f, int i, uint64_t now)
             rlc_start_backoff(c, now, RL_E_AUTH, why);
             return 1;
         }
+        if (--c->hs_pending == 0 && rlc_flush_out(c, why, sizeof(why)) != 0) {
+            node_broken(f, i, RL_E_IO, why, now);
+            return r->state != RL_PENDING;
+        }
+        return 0;
+    case EXP_GATE:
+        /* the replacement of an unreachable connection answers: the node
+         * is usable again, and what it owes goes out now */
+        if (rp->type == RL_REPLY_ERROR) {
+            snprintf(why, sizeof(why), "PING refused: %.60s", rp->str);
+            rl_conn_close(c); /* nothing behind the gate was written: owe is kept */
+            if (r->state == RL_PENDING) rlc_fail_res(c, r, RL_E_REDIS, why);
+            return 1;
+        }
+        c->probing = 0;
         if (--c->hs_pending == 0 && rlc_flush_out(c, why, sizeof(why)) != 0) {
             node_broken(f, i, RL_E_IO, why, now);
             return r->state != RL_PENDING;
@@ -282,6 +322,7 @@ static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
         }
         if (n <= 0) {
             char why[RL_REASON_LEN];
+            if (n < 0 && errno == ETIMEDOUT) c->sock_timedout = 1;
             if (n < 0 && c->io_err[0])
                 snprintf(why, sizeof(why), "%s", c->io_err);
             else
@@ -371,8 +412,9 @@ static int connect_done(fan *f, int i, uint64_t now)
         snprintf(why, sizeof(why), "connect: %s", strerror(err));
         int code = err == ECONNREFUSED ? RL_E_REFUSED : RL_E_IO;
         /* begun by an earlier call (a queued release): old news, the server
-         * may be back; its buffer goes out on a connect begun now */
-        if (c->dialed_us < f->t0 && rlc_redial(c, now, why, sizeof(why), &code) == 0) return 0;
+         * may be back; its buffer goes out on a connect begun now (a probing
+         * node's next connect waits for its turn: probe_send) */
+        if (c->dialed_us < f->t0 && !c->probing && rlc_redial(c, now, why, sizeof(why), &code) == 0) return 0;
         rl_conn_close(c); /* nothing was written: no connection, nothing ran */
         if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], code, why);
         rlc_start_backoff(c, now, code, why);
@@ -437,6 +479,84 @@ static void stalled_why(const rl_conn *c, uint64_t now, char *why, size_t whylen
              c->qlen ? (unsigned long long)((now - c->q[c->qhead].sent_us) / 1000u) : 0ull);
 }
 
+static void unreachable_why(const rl_conn *c, uint64_t now, char *why, size_t whylen)
+{
+    snprintf(why, whylen, "unreachable (no ACK, connection reset %llu ms ago; reconnecting, %d release%s kept)",
+             (unsigned long long)((now - c->abandoned_us) / 1000u), c->owe_n, c->owe_n == 1 ? "" : "s");
+}
+
+/* A probing node's new connection, one step without waiting: its connect,
+ * its TLS handshake, the replies to its handshake and PING gate. */
+static void probe_advance(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    c->reused = 0; /* nothing of a call to resend if it broke */
+    c->retried = 1;
+    if (c->state == ST_CONNECTING) {
+        struct pollfd p = {.fd = c->fd, .events = POLLOUT, .revents = 0};
+        if (do_poll(f->net, &p, 1, 0) <= 0 || !p.revents) return;
+        if (connect_done(f, i, now) || c->fd < 0) return;
+    } else if (c->state == ST_HANDSHAKE) {
+        if (session_step(f, i, now) || c->fd < 0) return;
+    }
+    if (c->state == ST_READY) catch_up(f, i, now);
+}
+
+/* node_send for a node whose connection was given up as unreachable
+ * (rlc_abandon). A new connect is begun at most every PROBE_GAP_US, each
+ * bounded by rlc_probe_ms() for the connect and a timeout more for its
+ * handshake and PING: the node is used again within about that long after
+ * the network heals, however long it was cut off (a connect's SYN, unlike
+ * the old connection's data, is not behind a doubling retransmission gap).
+ * Returns 1 when the node answers again (its command then goes out as
+ * usual), 0 when it is watched in this call, -1 when res[i] failed. */
+static int probe_send(fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    const rl_cmd *cmd = f->cmd;
+    char why[RL_REASON_LEN];
+    if (c->gen != rl_fork_generation()) {
+        rl_conn_close(c); /* the parent's: what it owes is the parent's to send */
+        return 1;
+    }
+    /* an attempt that did not get through in time: nothing past its gate
+     * was written, so closing it loses nothing (owe is kept) */
+    if (c->fd >= 0 && ((rlc_connecting(c) && now >= c->deadline_us) || now >= c->probe_until_us)) rl_conn_close(c);
+    if (c->fd < 0 && now >= c->probe_next_us) {
+        c->probe_next_us = now + PROBE_GAP_US;
+        if (rlc_conn_open(c, r, now, f->ident) == 0) {
+            int ms = rlc_probe_ms(c);
+            c->deadline_us = now + (uint64_t)ms * 1000u;
+            c->probe_until_us = now + (uint64_t)(ms + c->conf.timeout_ms) * 1000u;
+        }
+    }
+    if (c->fd >= 0) probe_advance(f, i, now);
+    if (!c->probing) {
+        if (r->state != RL_PENDING) memset(r, 0, sizeof(*r)); /* (cannot fail after the gate) */
+        return 1;
+    }
+    if (cmd->op == RL_OP_RELEASE) {
+        /* kept in order behind the gate (or for the next connect) */
+        if (c->fd >= 0 && rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op,
+                                         cmd->tag, now) == 0)
+            rlc_q_forget_mine(c, cmd, 0);
+        else
+            rlc_owe_add(c, cmd);
+    }
+    if (r->state != RL_PENDING) return -1;
+    if (c->fd >= 0 && cmd->op != RL_OP_RELEASE) {
+        /* under way: it may answer within this call (a quorum may need it) */
+        f->stalled |= (uint64_t)1 << i;
+        c->probe_watch_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+        if (c->probe_watch_us > c->probe_until_us) c->probe_watch_us = c->probe_until_us;
+        return 0;
+    }
+    unreachable_why(c, now, why, sizeof(why));
+    rlc_fail_res(c, r, RL_E_STALLED, why);
+    return -1;
+}
+
 /* A node that fell behind, watched during the call (node_send): once it has
  * caught up (or the server ended the connection) it gets the command, until
  * its deadline. Returns 1 when res[i] got its outcome. */
@@ -447,6 +567,16 @@ static int stalled_step(fan *f, int i, uint64_t now)
     uint64_t bit = (uint64_t)1 << i;
     if (r->state != RL_PENDING) {
         f->stalled &= ~bit;
+        return 1;
+    }
+    if (c->probing) {
+        /* its new connection is under way: it counts if the PING gate is
+         * answered within this call's wait (probe_send) */
+        if (c->fd >= 0 && now < c->probe_watch_us) return 0;
+        char why[RL_REASON_LEN];
+        f->stalled &= ~bit;
+        unreachable_why(c, now, why, sizeof(why));
+        rlc_fail_res(c, r, RL_E_STALLED, why);
         return 1;
     }
     if (c->fd < 0 || !rlc_stalled(c, now)) {
@@ -503,7 +633,10 @@ static void fan_end(fan *f, uint64_t now)
         if (f->held & bit) rlc_fail_down(c, &f->res[i]);
         if ((f->stalled & bit) && f->res[i].state == RL_PENDING) {
             char why[RL_REASON_LEN];
-            stalled_why(c, now, why, sizeof(why));
+            if (c->probing)
+                unreachable_why(c, now, why, sizeof(why));
+            else
+                stalled_why(c, now, why, sizeof(why));
             rlc_fail_res(c, &f->res[i], RL_E_STALLED, why);
         }
     }
@@ -590,6 +723,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     int usable = 0;
     for (int i = 0; i < n; i++) {
         rl_conn *c = net->conns[i];
+        if (c->probing) continue; /* usable once its new connection answers */
         if (c->fd >= 0 && (!rlc_connecting(c) || now < c->deadline_us))
             usable += !rlc_stalled(c, now);
         else
@@ -609,7 +743,8 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             rl_conn *c = net->conns[i];
             if (res[i].state != RL_PENDING || c->fd < 0) continue;
             np = watch(pfd, map, np, i, c);
-            if (c->deadline_us < next) next = c->deadline_us;
+            uint64_t dl = c->probing ? c->probe_watch_us : c->deadline_us;
+            if (dl < next) next = dl;
         }
         if (np == 0) break;
         int wait_ms = next <= now ? 0 : (int)((next - now + 999) / 1000);

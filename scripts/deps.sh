@@ -5,6 +5,7 @@
 # included: rsync (bench/run.sh's private build, the raw row) and php-symfony-lock (the
 # symfony row when bench/vendor is absent). bench/deps.sh adds Composer's symfony/lock.
 # python3 drives redlock(1) on a pseudo-terminal (tests/cli/jobctl.py).
+# nftables and iproute2: tests/netfault (network namespaces, silent partitions).
 # debootstrap and dpkg-dev (apt-get source): the platform matrix
 # (tests/platforms/run.sh: a Debian 13 chroot, PHP 8.2 built ZTS from Debian's source package).
 # prometheus ships promtool, which checks RedLock::metrics()'s
@@ -16,7 +17,7 @@ pkgs=(
   libhiredis-dev libssl-dev openssl pkg-config redis-server redis-tools
   build-essential clang-14 libclang-rt-14-dev valgrind gnuplot-nox
   man-db procps strace python3 rsync php-symfony-lock prometheus
-  debootstrap dpkg-dev
+  debootstrap dpkg-dev nftables iproute2
 )
 missing=()
 for p in "${pkgs[@]}"; do

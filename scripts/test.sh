@@ -220,6 +220,13 @@ if [ $quick -eq 0 ]; then
     count torture-can-fail 0 1 0
   fi
 
+  section "real network faults (tests/netfault: nodes in network namespaces, silent partitions, loss; root only)"
+  REDLOCK_SO="$so" bash tests/netfault/run.sh >"$log_dir/netfault.log" 2>&1; rc=$?
+  grep -E '^(PASS|FAIL|SKIP) ' "$log_dir/netfault.log" | sed "s/^/    | /"
+  # it skips (saying why) only where namespaces cannot be made; under CI=true that skip
+  # is a failure like any other (count's rule): CI runs as root with nftables installed
+  summary_count netfault "$log_dir/netfault.log" "$rc"
+
   section "fenced-storage torture test (short: client pauses past the TTL, with and without the storage check)"
   REDLOCK_SO="$so" bash tests/torture/fenced.sh --short >"$log_dir/fenced.log" 2>&1; rc=$?
   grep -E '^(mode|acquisitions|pauses|stale writes|lost updates|fence order|  FAIL|fenced:)' "$log_dir/fenced.log" | tail -n 25 | sed "s/^/    | /"

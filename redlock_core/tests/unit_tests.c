@@ -2483,6 +2483,103 @@ static int subs_open(rl_conn **subs, int n, int timeout_ms)
  * needs before it sleeps (issue 19, item 8). Nodes: A answers, B cannot
  * queue, C is paused; only A confirms, so ready() waits for C until the
  * nodes' timeouts instead of returning at once. */
+/* Issue 22, partitions: the replay state of a connection given up as
+ * unreachable (rlc_abandon), without a socket. Releases are kept until
+ * answered (not SCRIPT LOADs, not SETs), kept across the closes of the
+ * connects that replace it, dropped by a close the server may have read, and
+ * never sent by a child after fork(). */
+static void test_owe_state(void)
+{
+    rl_node_conf conf;
+    memset(&conf, 0, sizeof(conf));
+    conf.host = "127.0.0.1";
+    conf.port = 1;
+    conf.timeout_ms = 50;
+    conf.connect_timeout_ms = 50;
+    rl_conn *c = rl_conn_new(&conf);
+    REQUIRE(c != NULL);
+    const char *rel[3] = {"EVALSHA", "x", "1"}, *set[2] = {"SET", "k"};
+    size_t rell[3] = {7, 1, 1}, setl[2] = {3, 1};
+    uint64_t now = mono_us();
+    CHECK_EQ(rlc_append_cmd(c, 3, rel, rell, EXP_MINE, RL_OP_RELEASE, 1, now), 0);
+    CHECK_EQ(rlc_append_cmd(c, 2, set, setl, EXP_MINE, RL_OP_SET, 2, now), 0);
+    CHECK_EQ(rlc_append_cmd(c, 3, rel, rell, EXP_MINE, RL_OP_RELEASE, 2, now), 0);
+    CHECK_EQ(rlc_append_cmd(c, 3, rel, rell, EXP_SCRIPT, RL_OP_RELEASE, 0, now), 0);
+    CHECK_EQ(c->owe_n, 2);
+    qent e;
+    CHECK_EQ(rlc_q_pop(c, &e), EXP_MINE);
+    CHECK(e.copied);
+    CHECK_EQ(c->owe_n, 1); /* answered: no longer owed */
+    c->gen = rl_fork_generation();
+    rlc_abandon(c, now);
+    CHECK(c->probing);
+    CHECK_EQ(c->qlen, 0);
+    CHECK_EQ(c->owe_n, 1);
+    rl_cmd cmd;
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.argc = 3;
+    for (int k = 0; k < 3; k++) cmd.argv[k] = rel[k], cmd.argvlen[k] = rell[k];
+    cmd.op = RL_OP_RELEASE;
+    CHECK_EQ(rlc_owe_add(c, &cmd), 0); /* owed while no connection is open */
+    CHECK_EQ(c->owe_n, 2);
+    rl_conn_close(c); /* a connect of a probing node given up: nothing past its gate was written */
+    CHECK(c->probing);
+    CHECK_EQ(c->owe_n, 2);
+    c->gen = rl_fork_generation() + 1; /* as in a child after fork() */
+    rl_conn_close(c);
+    CHECK(!c->probing);
+    CHECK_EQ(c->owe_n, 0);
+    CHECK_EQ(rlc_append_cmd(c, 3, rel, rell, EXP_MINE, RL_OP_RELEASE, 1, now), 0);
+    CHECK_EQ(c->owe_n, 1);
+    rl_conn_close(c); /* not probing: the server may have read it, the old rule */
+    CHECK_EQ(c->owe_n, 0);
+    /* one connect attempt: max(200 ms, timeout), at most connect_timeout */
+    CHECK_EQ(rlc_probe_ms(c), 50);
+    rl_conn_set_timeouts(c, 5000, 50);
+    CHECK_EQ(rlc_probe_ms(c), 200);
+    rl_conn_set_timeouts(c, 5000, 700);
+    CHECK_EQ(rlc_probe_ms(c), 700);
+    rl_conn_free(c);
+}
+
+/* Issue 22: a connection given up as unreachable is replaced in the
+ * background; a release sent meanwhile waits behind the new connection's PING
+ * gate and lands; the node is used again. (The silent partition itself is
+ * made in tests/netfault: here the abandon is called directly.) */
+static void test_net_abandon_replays_release(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    rl_lock_info info;
+    rl_call call;
+    rl_opts o = ONE_TRY;
+    const int P = 2;
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    CHECK_OUT(rl_acquire(&t.ctx, "abd:K", 5, 60000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_EQ(admin_int(P, 0, "EXISTS abd:K"), 1);
+    rlc_abandon(t.conns[P], mono_us());
+    CHECK(t.conns[P]->probing);
+    CHECK_OUT(rl_release(&t.ctx, "abd:K", 5, info.token, &call), RL_RELEASED);
+    CHECK_EQ(call.res[P].state, RL_FAILED); /* not yet through its gate: not counted */
+    CHECK(strstr(call.res[P].reason, "unreachable") != NULL);
+    CHECK(t.conns[P]->owe_n >= 1);
+    rl_net_drain(&t.net, 2000000);
+    long long left = wait_dbsize_zero(P, 0, 2000);
+    if (left != 0) {
+        redisReply *k = admin(P, 0, "KEYS *");
+        check_failf(__FILE__, __LINE__, "node %d kept %lld keys (%s...), last_error %s", P, left,
+                    k && k->type == REDIS_REPLY_ARRAY && k->elements ? k->element[0]->str : "?",
+                    rl_conn_stats(t.conns[P])->last_error);
+        if (k) freeReplyObject(k);
+    }
+    CHECK(!t.conns[P]->probing);
+    CHECK_EQ(t.conns[P]->owe_n, 0);
+    CHECK_EQ(rl_conn_stats(t.conns[P])->connects, 2);
+    CHECK_EQ(echo_all(&t, "after", res), NNODES);
+    tnet_close(&t);
+}
+
 static void test_net_subscribe_not_queued(void)
 {
     NET_REQUIRE_NODES();
@@ -2936,6 +3033,7 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
         {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                              \
         {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                                \
+        {"net_abandon_replays_release", test_net_abandon_replays_release},                                        \
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
         {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
         {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
@@ -2943,6 +3041,7 @@ static void test_net_tls_passphrase_dropped(void)
 
 /* ====================================================================== */
 static const test_case tests[] = {{"quorum_math", test_quorum_math},
+                                  {"owe_state", test_owe_state},
                                   {"acquire_exact_quorum", test_acquire_exact_quorum},
                                   {"acquire_set_command", test_acquire_set_command},
                                   {"acquire_conflict_quorum_minus_one", test_acquire_conflict_quorum_minus_one},
