@@ -2558,12 +2558,16 @@ static void test_net_abandon_replays_release(void)
     REQUIRE(tnet_open(&t, NNODES) == 0);
     CHECK_OUT(rl_acquire(&t.ctx, "abd:K", 5, 60000, &o, &info, &call), RL_ACQUIRED);
     CHECK_EQ(admin_int(P, 0, "EXISTS abd:K"), 1);
+    /* paused: the new connection is accepted by the kernel, its PING waits
+     * (on a running loopback node the gate could open within the release) */
+    node_pause(P);
     rlc_abandon(t.conns[P], mono_us());
     CHECK(t.conns[P]->probing);
     CHECK_OUT(rl_release(&t.ctx, "abd:K", 5, info.token, &call), RL_RELEASED);
     CHECK_EQ(call.res[P].state, RL_FAILED); /* not yet through its gate: not counted */
     CHECK(strstr(call.res[P].reason, "unreachable") != NULL);
     CHECK(t.conns[P]->owe_n >= 1);
+    node_resume(P);
     rl_net_drain(&t.net, 2000000);
     long long left = wait_dbsize_zero(P, 0, 2000);
     if (left != 0) {
