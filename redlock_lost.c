@@ -133,13 +133,15 @@ void php_redlock_lost_forget(php_redlock_lock_obj *l)
     if (l->lost && REDLOCK_G(lost_active)) zend_hash_index_del(&REDLOCK_G(lost), l->lost->id);
 }
 
+/* Every watch is stopped (php_redlock_watch_stop_all, the only caller): no
+ * callback can come for these entries any more, and a loss already flagged
+ * is not told. The entries go, and the request's references to their Locks
+ * with them: a worker runtime calling releaseAll() between jobs keeps
+ * nothing of the jobs before. */
 void php_redlock_lost_forget_all(void)
 {
-    php_redlock_lost *lost;
     if (!REDLOCK_G(lost_active)) return;
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(lost), lost) {
-        lost->done = true;
-    } ZEND_HASH_FOREACH_END();
+    zend_hash_clean(&REDLOCK_G(lost));
 }
 
 /* The next lost lock of this request to tell, or NULL. */
