@@ -287,6 +287,7 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
                                   const php_redlock_opts *o, struct php_redlock_lost *lost);
 /* Request end: stop watching every lock this request acquired (before they are released). */
 void php_redlock_watch_stop_all(void);
+void php_redlock_watch_count_lost(const rl_watch *w); /* on_lost told it: into the metrics now */
 /* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
  * unknown (0), $ttl 0, $fence null, not on the request-end release list. */
 php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key,

@@ -136,7 +136,24 @@ typedef struct php_redlock_watched {
     rl_watch *w;
     uint64_t fork_gen; /* of the process that acquired the lock */
     int mres;          /* its resource's metrics slot (php_redlock_metrics_resource) */
+    bool counted;      /* its loss is in the metrics already (told by on_lost) */
 } php_redlock_watched;
+
+/* on_lost told the holder that w's lock is lost: counted now, not again at
+ * the end of the request (a rare event: a walk over this request's watches) */
+void php_redlock_watch_count_lost(const rl_watch *w)
+{
+    php_redlock_watched *e;
+    uint64_t gen = rl_fork_generation();
+    if (!w || !REDLOCK_G(held_active)) return;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), e) {
+        if (e->w == w && !e->counted && e->fork_gen == gen) {
+            e->counted = true;
+            php_redlock_metrics_lost(e->mres);
+            return;
+        }
+    } ZEND_HASH_FOREACH_END();
+}
 
 rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
                                   const php_redlock_opts *o, php_redlock_lost *lost)
@@ -191,7 +208,7 @@ void php_redlock_watch_stop_all(void)
          * ends, by the process that acquired it (a child's copy may say lost too) */
         rl_watch_status st;
         rl_watch_status_get(e->w, &st);
-        if (st.state == RL_WATCH_LOST && e->fork_gen == gen) php_redlock_metrics_lost(e->mres);
+        if (st.state == RL_WATCH_LOST && e->fork_gen == gen && !e->counted) php_redlock_metrics_lost(e->mres);
         rl_watch_unref(e->w);
         efree(e);
     } ZEND_HASH_FOREACH_END();

@@ -195,6 +195,7 @@ static void deliver(const zend_execute_data *vm_ex)
         }
         php_redlock_lock_obj *l = php_redlock_lock_from_obj(lost->lock);
         lost->done = true; /* once, also when the callable re-enters */
+        php_redlock_watch_count_lost(l->watch); /* redlock_lost_total: visible to the pool now */
         if (Z_TYPE(lost->handler) == IS_TRUE) {
             rl_watch_status st;
             rl_watch_status_get(l->watch, &st);
