@@ -8,7 +8,8 @@ redlock
 <?php
 require __DIR__ . '/../config.inc';
 $nodes = array_map(fn($a) => "redis://$a/2", array_slice(rl_nodes(), 0, 3));
-$rl = new RedLock($nodes, ['retry_count' => 0, 'timeout' => 1000, 'connect_timeout' => 1000, 'auto_release' => false]);
+// (node 1 is resumed 150 ms in; timeouts of 3 s leave a loaded machine room for that)
+$rl = new RedLock($nodes, ['retry_count' => 0, 'timeout' => 3000, 'connect_timeout' => 3000, 'auto_release' => false]);
 $res = rl_name('gate_set');
 rl_node_ctl('pause', 1);         // connect accepted by the kernel, SELECT unanswered
 $ctl = escapeshellarg(__DIR__ . '/../nodes.sh');

@@ -19,6 +19,11 @@ for ($w = 0; $w < 4; $w++) {
         $r = new Redis(); $r->connect($ah, (int) $ap, 2.0);
         $rl = nf_rl();
         $n = 0; $over = 0;
+        // anything a worker did not expect ends its run with the reason in its result
+        set_exception_handler(function (Throwable $e) use ($w, &$n, &$over) {
+            file_put_contents(getenv('NF_DIR') . "/nemesis-$w", "$n $over " . get_class($e) . ': ' . $e->getMessage());
+            exit(1);
+        });
         while (nf_now() < $deadline) {
             try { $l = $rl->lock($key, 1000, ['wait' => 500]); } catch (RedLock\QuorumException $e) { usleep(20000); continue; }
             if (!$l) continue;
@@ -53,11 +58,17 @@ while (nf_now() < $deadline) {
 }
 foreach (array_keys($faulty) as $k) nf_heal($k);
 $lost = 0; $sum = 0; $over = 0;
-foreach ($kids as $pid) pcntl_waitpid($pid, $st);
+$how = [];
+foreach ($kids as $w => $pid) {
+    pcntl_waitpid($pid, $st);
+    $how[$w] = pcntl_wifsignaled($st) ? 'killed by signal ' . pcntl_wtermsig($st) : 'exit ' . pcntl_wexitstatus($st);
+}
 for ($w = 0; $w < 4; $w++) {
     $s = @file_get_contents(getenv('NF_DIR') . "/nemesis-$w");
-    if ($s === false) nf_result('nemesis', false, "worker $w left no result");
-    [$n, $o] = array_map('intval', explode(' ', $s));
+    if ($s === false) nf_result('nemesis', false, "worker $w left no result ({$how[$w]})");
+    $f = explode(' ', $s, 3);
+    if (isset($f[2])) nf_result('nemesis', false, "worker $w ended on {$f[2]} ({$how[$w]})");
+    [$n, $o] = array_map('intval', $f);
     $sum += $n; $over += $o;
 }
 $r = new Redis(); $r->connect($ah, (int) $ap, 2.0);

@@ -33,11 +33,13 @@ export NF_AUX="127.0.0.1:$aux_port"
   { echo "FAIL cannot load $so, posix, pcntl and redis into php"; failed=1; finish; exit 1; }
 for _ in $(seq 1 50); do redis-cli -p "$aux_port" PING 2>/dev/null | grep -q PONG && break; sleep 0.1; done
 if [ $long = 1 ]; then part=30 nem=300; else part=7 nem=25; fi
+nem=${NF_NEMESIS_SECS:-$nem} # (a nemesis run of its own length: NF_NEMESIS_SECS=120 NF_ONLY=nemesis)
 # one scenario: bounded (its own limits, and timeout(1) around them), counted by its
 # "PASS|FAIL name: ..." line
 scenario() { # bound script [env...]
   local bound=$1 script=$2; shift 2
   local out rc
+  [ -n "${NF_ONLY:-}" ] && [ "${script%.php}" != "$NF_ONLY" ] && return 0
   out=$(env "$@" timeout -k 5 "$bound" "${php[@]}" "$here/$script" 2>&1); rc=$?
   echo "$out" | grep -E '^(PASS|FAIL) ' || echo "FAIL $script: no result (rc $rc): $(echo "$out" | tail -n 5 | tr '\n' ' ')"
   if [ $rc -eq 0 ] && echo "$out" | grep -q '^PASS '; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
