@@ -190,7 +190,9 @@ static int on_reply(fan *f, int i, uint64_t now)
          * only ever counted from a node whose server is known: the counted
          * votes of a call come from distinct servers. A pair seen only
          * later fails the next call that uses both. */
-        c->ident_pending = 0;
+        if (c->ident_pending > 0) c->ident_pending--;
+        c->info_at_us = now;
+        if (rp->type == RL_REPLY_ERROR) c->info_refused = 1; /* NOPERM: an ACL without INFO */
         f->ident_seen = 1;
         if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
             r->state == RL_PENDING) {
@@ -198,6 +200,13 @@ static int on_reply(fan *f, int i, uint64_t now)
             rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
             return 1;
         }
+        return 0;
+    case EXP_IDENT_AOF:
+        /* the last of the identity: what the server is, before its answer */
+        if (c->ident_pending > 0) c->ident_pending--;
+        if (rp->type == RL_REPLY_ERROR) c->info_refused = 1;
+        rlc_ident_done(c, now);
+        f->ident_seen = 1;
         return 0;
     case EXP_SUB:
     case EXP_UNSUB:
@@ -250,6 +259,7 @@ static int on_reply(fan *f, int i, uint64_t now)
         if (r->state != RL_PENDING) return 0;
         r->latency_us = now - c->sent_us;
         r->reply = *rp;
+        r->id = c->ident;
         c->backoff_ms = 0;
         c->down_until_us = 0;
         if (rp->type == RL_REPLY_ERROR) {
@@ -597,7 +607,16 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     }
     f.ignore_backoff = usable < rl_quorum(n);
     for (int i = 0; i < n; i++) {
-        if (cmd->nowait && (cmd->skip >> i & 1)) continue;
+        if (cmd->skip >> i & 1) {
+            /* not asked (a repair sent to some nodes only): failed for this
+             * call without a reason of the node's (no stats) */
+            if (!cmd->nowait) {
+                res[i].state = RL_FAILED;
+                res[i].err = RL_E_DOWN;
+                snprintf(res[i].reason, sizeof(res[i].reason), "not asked");
+            }
+            continue;
+        }
         if (node_send(&f, i, now, 1) != 0 && decide && decide(ud, res, n)) decided = 1;
     }
     if (decided) decided = is_decided(&f, decide, ud, now);

@@ -72,11 +72,30 @@ static int incr_outlier(const rl_result *res, int n)
     return answers >= 2 && a1 - a2 > RL_FENCE_MAX_JUMP ? top : -1;
 }
 
+/* API.md "Restarted nodes": a node that restarted without its data has a
+ * counter that started again from 0, so a quorum of INCR answers counting
+ * it may miss every node that holds the last fence handed out. It counts
+ * for a fence only once phase 2 raised its counter to a quorum's (rs->fence_inc). */
+static int unraised(const rl_restart *rs, const rl_result *r, int i)
+{
+    const rl_ident *id = &r->id;
+    return rs && r->state == RL_ANSWERED && id->known && !id->aof && (id->restarted || rs->sus_inc[i] == id->inc) &&
+           rs->fence_inc[i] != id->inc;
+}
+
+static int unraised_ok(const rl_restart *rs, const rl_result *res, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) k += unraised(rs, &res[i], i) && incr_ok(&res[i].reply, NULL);
+    return k;
+}
+
 /* phase 1: a quorum of believable answers, or no longer possible */
 static int incr_decide(void *ud, const rl_result *res, int n)
 {
-    (void)ud;
+    const rl_restart *rs = ud;
     rl_tally t = rl_count(res, n, incr_ok, NULL);
+    t.ok -= unraised_ok(rs, res, n);
     if (incr_outlier(res, n) >= 0) t.ok--;
     int q = rl_quorum(n);
     return t.ok >= q || t.ok + t.pending < q;
@@ -120,8 +139,9 @@ static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, rl_decide_fn decide, 
     int n = c->n, q = rl_quorum(n);
     if (c->tp->fanout(c->tp->ctx, cmd, res, n, decide, ud) != 0) return RL_ERROR;
     if (decide == incr_decide) distrust(res, n);
-    rl_tally t = rl_count(res, n, yes, ud);
-    rl_fill_call(call, res, n, yes, ud);
+    rl_tally t = rl_count(res, n, yes, yes == incr_ok ? NULL : ud);
+    rl_fill_call(call, res, n, yes, yes == incr_ok ? NULL : ud);
+    if (decide == incr_decide) t.ok -= unraised_ok(c->rs, res, n);
     if (t.ok >= q) return RL_ACQUIRED;
     return t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
 }
@@ -146,8 +166,8 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argvlen[0] = 4;
     cmd.argv[1] = fence_key;
     cmd.argvlen[1] = fence_keylen;
-    if ((r = fence_phase(c, &cmd, incr_decide, incr_ok, NULL, res, call)) != RL_ACQUIRED) return r;
-    int64_t m = largest(res, n, 1);
+    if ((r = fence_phase(c, &cmd, incr_decide, incr_ok, c->rs, res, call)) != RL_ACQUIRED) return r;
+    int64_t m = largest(res, n, 1); /* (an unraised node's answer is lower: it only ever raises M) */
 
     /* (2) raise every counter to M: without it a later quorum that misses
      * the node which answered M could hand out M again */
@@ -165,6 +185,10 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argvlen[4] = (size_t)snprintf(mbuf, sizeof(mbuf), "%lld", (long long)m);
     cmd.script = rl_script_fence_raise;
     if ((r = fence_phase(c, &cmd, fence_decide, is_at_least, &m, res, call)) != RL_ACQUIRED) return r;
+    if (c->rs) /* counters raised to M: those nodes count for the next fences */
+        for (int i = 0; i < n; i++)
+            if (res[i].state == RL_ANSWERED && is_at_least(&res[i].reply, &m) && res[i].id.known)
+                c->rs->fence_inc[i] = res[i].id.inc;
 
     *fence = m;
     return RL_ACQUIRED;

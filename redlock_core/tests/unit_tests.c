@@ -2247,7 +2247,7 @@ static void scripted_stop(scripted *s)
 }
 
 #define HS_REPLIES \
-    "$40\r\nd3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a\r\n$40\r\n36e94d1c6e02fcefaa7ee5d79eee614dbac55f10\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\ncdd2f51f53ab95026361d0f7b8ed3ea5dfb3072f\r\n"
+    "$40\r\nd3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a\r\n$40\r\nd32a34799dd1bc93aa6d1f1b91225666f1ee20af\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\n97b77d76a61b99fba77e985b4ba52bcb4d70c9a1\r\n"
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
