@@ -90,7 +90,11 @@ int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us)
 }
 
 /* ---- restart-safe quorum (API.md "Restarted nodes"; the reasoning: HACKING.md) ---- */
-#define RL_AGE_MARGIN_MS 1000 /* uptime counts whole seconds (ours is up to 1 s short) */
+/* uptime_in_seconds is the difference of two whole wall-clock seconds: up to
+ * 1 s off either way. A key must be older than our estimate of the uptime by
+ * this much to prove the node younger than the cluster's state, so that a
+ * brand-new cluster is never taken for a restarted one. */
+#define RL_AGE_MARGIN_MS 1000
 /* a node up this long has forgotten nothing that any TTL could still need */
 #define RL_UPTIME_CAP_MS ((int64_t)2147483647 + 2 * RL_AGE_MARGIN_MS)
 
