@@ -112,6 +112,7 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     if (cmd->op == RL_OP_RELEASE) rlc_owed_del(c, cmd->tag); /* in order behind its SET from now on */
     if (r->sent) r->resent = 1; /* the old connection may have delivered it: an answer here speaks of both */
     r->sent = 1;
+    r->id = c->ident; /* what is known of its server so far (a new connection's INFO updates it) */
     c->sent_us = now;
     if (c->state == ST_READY) {
         c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
@@ -206,6 +207,7 @@ static int on_reply(fan *f, int i, uint64_t now)
         if (c->ident_pending > 0) c->ident_pending--;
         if (rp->type == RL_REPLY_ERROR) c->info_refused = 1;
         rlc_ident_done(c, now);
+        if (r->state == RL_PENDING) r->id = c->ident; /* known before its answer: the call may wait for it */
         f->ident_seen = 1;
         return 0;
     case EXP_SUB:

@@ -30,6 +30,22 @@ static int fence_decide(void *floor, const rl_result *res, int n)
     return rl_quorum_decided(res, n, is_at_least, floor);
 }
 
+/* Phase 2 with nodes whose counter phase 1 found not raised yet: their
+ * answer is waited for too (or their timeout), so that the first fenced lock
+ * after a restart raises them for good (rs->fence_inc) */
+typedef struct raise_wait {
+    int64_t m;
+    uint64_t unraised; /* bit i: node i answered phase 1 unraised */
+} raise_wait;
+
+static int raise_decide(void *ud, const rl_result *res, int n)
+{
+    raise_wait *rw = ud;
+    for (int i = 0; i < n; i++)
+        if ((rw->unraised >> i & 1) && res[i].state == RL_PENDING) return 0;
+    return rl_quorum_decided(res, n, is_at_least, &rw->m);
+}
+
 /* Phase 2 copies M, the largest INCR answer, to every node: one hostile (or
  * damaged) node answering near 2^53 would push every honest counter there,
  * and later fences would fail (the raise refuses 2^53) or jump. So an INCR
@@ -141,9 +157,11 @@ static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, rl_decide_fn decide, 
     if (decide == incr_decide) distrust(res, n);
     rl_tally t = rl_count(res, n, yes, yes == incr_ok ? NULL : ud);
     rl_fill_call(call, res, n, yes, yes == incr_ok ? NULL : ud);
-    if (decide == incr_decide) t.ok -= unraised_ok(c->rs, res, n);
+    int unr = decide == incr_decide ? unraised_ok(c->rs, res, n) : 0;
+    t.ok -= unr;
     if (t.ok >= q) return RL_ACQUIRED;
-    return t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
+    /* (a counter not raised yet is no failure, but the quorum it cannot make is missing) */
+    return t.failed + unr > n - q ? RL_NO_QUORUM : RL_CONFLICT;
 }
 
 int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence, rl_call *call)
@@ -184,7 +202,12 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argv[4] = mbuf;
     cmd.argvlen[4] = (size_t)snprintf(mbuf, sizeof(mbuf), "%lld", (long long)m);
     cmd.script = rl_script_fence_raise;
-    if ((r = fence_phase(c, &cmd, fence_decide, is_at_least, &m, res, call)) != RL_ACQUIRED) return r;
+    raise_wait rw = {.m = m};
+    for (int i = 0; i < n; i++)
+        if (unraised(c->rs, &res[i], i)) rw.unraised |= (uint64_t)1 << i;
+    if ((r = fence_phase(c, &cmd, rw.unraised ? raise_decide : fence_decide, is_at_least, &rw.m, res, call)) !=
+        RL_ACQUIRED)
+        return r;
     if (c->rs) /* counters raised to M: those nodes count for the next fences */
         for (int i = 0; i < n; i++)
             if (res[i].state == RL_ANSWERED && is_at_least(&res[i].reply, &m) && res[i].id.known)

@@ -140,10 +140,13 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
             mask |= bit;
             continue;
         }
-        int64_t up = now > id->up_since_us ? (int64_t)((now - id->up_since_us) / 1000u) : 0;
+        /* est: how long it has been up, up to 1 s off either way (RL_AGE_MARGIN_MS);
+         * up: what it has been up at least, for the grace */
+        int64_t est = now > id->up_since_us ? (int64_t)((now - id->up_since_us) / 1000u) : 0;
+        int64_t up = est > RL_AGE_MARGIN_MS ? est - RL_AGE_MARGIN_MS : 0;
         if (up >= RL_UPTIME_CAP_MS) {
             rs->ok_inc[i] = id->inc;
-            record(rs, r, i, 0, up, now);
+            record(rs, r, i, 0, est, now);
             mask |= bit;
             continue;
         }
@@ -154,14 +157,14 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
              * cluster (keys younger than every node, or none) votes at once. */
             int sus = 0;
             for (int j = 0; j < n; j++)
-                if (j != i && has_maxttl(&res[j]) && res[j].reply.aux[1] > up + RL_AGE_MARGIN_MS) sus = 1;
+                if (j != i && has_maxttl(&res[j]) && res[j].reply.aux[1] > est + RL_AGE_MARGIN_MS) sus = 1;
             if (!sus && pending) {
                 waiting++; /* not judged before the others have answered */
                 continue;
             }
             if (!sus) {
                 rs->ok_inc[i] = id->inc;
-                record(rs, r, i, 0, up, now);
+                record(rs, r, i, 0, est, now);
                 mask |= bit;
                 continue;
             }
@@ -177,7 +180,7 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
         for (int j = 0; j < n; j++) others += j != i && has_maxttl(&res[j]);
         if (up >= g && (rs->grace_ms > 0 || others >= n - q + 1)) {
             rs->ok_inc[i] = id->inc;
-            record(rs, r, i, 0, up, now);
+            record(rs, r, i, 0, est, now);
             mask |= bit;
             continue;
         }
@@ -185,7 +188,7 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
             waiting++;
             continue;
         }
-        record(rs, r, i, g > up ? g - up : 1, up, now);
+        record(rs, r, i, g > up ? g - up : 1, est, now);
     }
     *wait = waiting > 0 && pending > 0;
     return mask;
@@ -725,6 +728,25 @@ static void no_validity(rl_lock_info *info)
  * holds our token, and no other lock counted this node since its restart
  * (it was out of the quorum). A key missing on a node that did not restart
  * (expired, force-released) is left missing. One more round trip, only then. */
+/* a node that may have lost our key in a restart since the lock was last confirmed */
+static int restarted_since(const rl_result *r, uint64_t since_us)
+{
+    /* (its start is known to 1 s either way: a node that started up to
+     * 2 s before may be repaired too, harmless: it is our lock, SET NX) */
+    return r->id.known && !r->id.aof && r->id.up_since_us + 1000000u > since_us;
+}
+
+/* extend with the restart check: decided as usual, but not before a node
+ * that restarted since (its identity came ahead of its answer) has answered:
+ * its key is repaired in this extend */
+static int decide_extend(void *ud, const rl_result *res, int n)
+{
+    const rl_lock_info *info = ud;
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_PENDING && restarted_since(&res[i], info->start_us)) return 0;
+    return rl_quorum_decided(res, n, is_one, NULL);
+}
+
 static void repair(const rl_ctx *c, const char *key, size_t keylen, const char *token, const char *ttl, size_t ttllen,
                    const rl_lock_info *info, rl_result *res)
 {
@@ -732,8 +754,8 @@ static void repair(const rl_ctx *c, const char *key, size_t keylen, const char *
     uint64_t fix = 0;
     for (int i = 0; i < n; i++) {
         const rl_result *r = &res[i];
-        if (r->state == RL_ANSWERED && r->reply.type == RL_REPLY_INTEGER && r->reply.integer == -1 && r->id.known &&
-            !r->id.aof && r->id.up_since_us > info->start_us)
+        if (r->state == RL_ANSWERED && r->reply.type == RL_REPLY_INTEGER && r->reply.integer == -1 &&
+            restarted_since(r, info->start_us))
             fix |= (uint64_t)1 << i;
     }
     if (!fix) return;
@@ -768,7 +790,7 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     if (c->rs) arg(&ext, c->rs->maxttl_key, c->rs->maxttl_keylen); /* raise and learn the longest TTL */
 
     uint64_t t0 = c->clock->now_us(c->clock->ctx);
-    if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) {
+    if (c->tp->fanout(c->tp->ctx, &ext, res, n, c->rs ? decide_extend : decide_ok_one, c->rs ? info : NULL) != 0) {
         /* some nodes may have got the PEXPIRE */
         cap_validity(info, t0, c->clock->now_us(c->clock->ctx), ttl_ms, drift_factor);
         return RL_ERROR;
