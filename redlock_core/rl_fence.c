@@ -203,14 +203,25 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argvlen[4] = (size_t)snprintf(mbuf, sizeof(mbuf), "%lld", (long long)m);
     cmd.script = rl_script_fence_raise;
     raise_wait rw = {.m = m};
-    for (int i = 0; i < n; i++)
+    uint64_t voting = 0; /* nodes that voted when this phase 1 ran: past their grace */
+    for (int i = 0; i < n; i++) {
         if (unraised(c->rs, &res[i], i)) rw.unraised |= (uint64_t)1 << i;
+        if (c->rs && res[i].state == RL_ANSWERED && c->rs->ok_inc[i] == res[i].id.inc) voting |= (uint64_t)1 << i;
+    }
     if ((r = fence_phase(c, &cmd, rw.unraised ? raise_decide : fence_decide, is_at_least, &rw.m, res, call)) !=
         RL_ACQUIRED)
         return r;
-    if (c->rs) /* counters raised to M: those nodes count for the next fences */
+    /* Counters raised to M count for the next fences, if M came from a phase
+     * 1 that began once the node votes again (up for the grace): by then every
+     * lock() whose phase 2 reached the node before its restart has returned
+     * (a lock returns within its TTL), so M is above its fence. A raise with
+     * an M from before (a lock() running across the restart) is not enough:
+     * the model check (redlock_core/model, variant restart-any-raise) finds
+     * the counterexample. */
+    if (c->rs)
         for (int i = 0; i < n; i++)
-            if (res[i].state == RL_ANSWERED && is_at_least(&res[i].reply, &m) && res[i].id.known)
+            if (res[i].state == RL_ANSWERED && is_at_least(&res[i].reply, &m) && res[i].id.known &&
+                (voting >> i & 1) && c->rs->fence_inc[i] != res[i].id.inc)
                 c->rs->fence_inc[i] = res[i].id.inc;
 
     *fence = m;
