@@ -180,6 +180,7 @@ typedef struct php_redlock_pooled {
     /* as a group judged it at its last call (API.md "Restarted nodes"):
      * out of the quorum until nv_until_us, restarted at nv_since_us (0: votes) */
     uint64_t nv_until_us, nv_since_us;
+    bool nv_clock; /* the reason: a clock step (since: the step), not a restart */
 } php_redlock_pooled;
 
 void php_redlock_pooled_dtor(zval *zv);

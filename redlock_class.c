@@ -385,6 +385,7 @@ typedef struct node_agg {
     const char *name;
     rl_node_stats st;
     uint64_t nv_until_us, nv_since_us; /* out of the quorum (restarted), 0: votes */
+    bool nv_clock;                     /* (for a clock step) */
     int no_info;
 } node_agg;
 
@@ -428,6 +429,7 @@ PHP_METHOD(RedLock, stats)
         if (p->nv_until_us > now && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
             a->nv_until_us = p->nv_until_us;
             a->nv_since_us = p->nv_since_us;
+            a->nv_clock = p->nv_clock;
         }
         a->no_info |= id.no_info;
         if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
@@ -451,7 +453,8 @@ PHP_METHOD(RedLock, stats)
         add_assoc_bool(&node, "voting", !a->nv_until_us);
         if (a->nv_until_us) {
             char why[96];
-            snprintf(why, sizeof(why), "restarted %llu s ago, votes in %llu s",
+            snprintf(why, sizeof(why), a->nv_clock ? "clock stepped forward %llu s ago, votes in %llu s"
+                                                   : "restarted %llu s ago, votes in %llu s",
                      (unsigned long long)((now - a->nv_since_us) / 1000000u),
                      (unsigned long long)((a->nv_until_us - now + 999999u) / 1000000u));
             add_assoc_string(&node, "not_voting_why", why);

@@ -166,6 +166,10 @@ typedef struct rl_ident {
     unsigned char no_info;   /* INFO refused (an ACL): nothing known, the node votes unchecked */
     unsigned char aof;       /* aof_enabled:1 (its data survives a restart) */
     unsigned char restarted; /* this process knew another run_id of it before (and its AOF is off) */
+    /* its wall clock stepped forward by step_ms (more than the drift) since
+     * the previous sample, seen at step_at_us on our clock (0: never) */
+    uint64_t step_at_us;
+    int64_t step_ms;
 } rl_ident;
 
 typedef struct rl_result {
@@ -181,6 +185,7 @@ typedef struct rl_result {
      * toward the quorum for that many ms more (it restarted without its
      * data, API.md "Restarted nodes"); up_ms: how long it has been up */
     int64_t novote_ms, up_ms;
+    int novote_clock; /* the reason is a clock step (up_ms: since the step), not a restart */
 } rl_result;
 
 /* ---- one command to all nodes ---- */
@@ -295,6 +300,7 @@ typedef struct rl_restart {
     /* as of the last judgment: > 0 votes in that many ms (at judged_us), its uptime then */
     int64_t novote_ms[RL_MAX_NODES], up_ms[RL_MAX_NODES];
     uint64_t judged_us[RL_MAX_NODES];
+    unsigned char novote_clock[RL_MAX_NODES];
 } rl_restart;
 
 typedef struct rl_ctx {

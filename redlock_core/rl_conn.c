@@ -90,8 +90,40 @@ void rlc_ident_done(rl_conn *c, uint64_t now)
         id->up_since_us = c->info_at_us > up ? c->info_at_us - up : 1;
         memcpy(c->last_run_id, in->run_id, sizeof(c->last_run_id));
         id->known = 1;
+        c->clk_known = 0; /* another server: its clock is compared from now on */
+        id->step_at_us = 0;
     }
+    if (in->server_time_us > 0) rlc_clock_sample(c, in->server_time_us, c->info_sent_us, c->info_at_us);
     if (id->aof) id->restarted = 0; /* its data came back with it */
+}
+
+/* A step the check believes: more than 1% of the time between the samples
+ * (the drift), plus what the two readings can be off by: the old sample's
+ * round trip (a reply is read up to one round trip after the server took
+ * its time) and 10 ms for a server's cached clock. A step back is harmless
+ * (keys expire later) and ignored. */
+void rlc_clock_sample(rl_conn *c, int64_t server_us, uint64_t sent_us, uint64_t now)
+{
+    int64_t off = server_us - (int64_t)now;
+    if (c->clk_known && now > c->clk_at_us) {
+        uint64_t elapsed = now - c->clk_at_us;
+        int64_t limit = (int64_t)(elapsed / 100u + c->clk_rtt_us) + 10000;
+        int64_t step = off - c->clk_off_us;
+        if (step > limit) {
+            c->ident.step_at_us = now;
+            c->ident.step_ms = step / 1000;
+        }
+    }
+    c->clk_known = 1;
+    c->clk_off_us = off;
+    c->clk_at_us = now;
+    c->clk_rtt_us = now > sent_us ? now - sent_us : 0;
+}
+
+int rlc_time_due(const rl_conn *c, uint64_t now)
+{
+    uint64_t last = c->clk_asked_us > c->clk_at_us ? c->clk_asked_us : c->clk_at_us;
+    return c->clk_known && now - last >= 1000000u;
 }
 
 void rl_conn_ident(const rl_conn *c, rl_ident *out) { *out = c->ident; }
@@ -148,6 +180,14 @@ static void flat_int(rl_conn *c, int idx, int is_int, long long v)
 static void *obj_string(const redisReadTask *t, char *s, size_t len)
 {
     rl_conn *c = t->privdata;
+    if (t->parent && !t->parent->parent && t->idx < 2 && c->qlen > 0 && c->q[c->qhead].kind == EXP_TIME) {
+        /* TIME: ["<seconds>", "<microseconds>"] */
+        long long v = 0;
+        size_t k = 0;
+        while (k < len && k < 12 && s[k] >= '0' && s[k] <= '9') v = v * 10 + (s[k++] - '0');
+        c->ntime[t->idx] = k == len && k > 0 ? v : -1;
+        return c;
+    }
     if (flat_elem(c, t) && t->idx > 0) {
         flat_int(c, t->idx, 0, 0);
         return c;

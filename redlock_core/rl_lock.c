@@ -112,9 +112,11 @@ static void record(rl_restart *rs, rl_result *r, int i, int64_t novote, int64_t 
 {
     r->novote_ms = novote;
     r->up_ms = up;
+    r->novote_clock = 0;
     rs->novote_ms[i] = novote;
     rs->up_ms[i] = up;
     rs->judged_us[i] = now;
+    rs->novote_clock[i] = 0;
 }
 
 uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, double drift_factor, int *wait)
@@ -133,6 +135,16 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
         uint64_t bit = (uint64_t)1 << i;
         r->novote_ms = 0;
         if (r->state != RL_ANSWERED) continue;
+        if (id->known && id->step_at_us && now >= id->step_at_us) {
+            /* its wall clock stepped forward: keys there expired early, as
+             * good as lost; out for the grace from the step (any AOF) */
+            int64_t since = (int64_t)((now - id->step_at_us) / 1000u), g = grace_ms(rs, m, drift_factor);
+            if (since < g) {
+                record(rs, r, i, g - since, since, now);
+                r->novote_clock = rs->novote_clock[i] = 1;
+                continue;
+            }
+        }
         if (!id->known || id->aof || rs->ok_inc[i] == id->inc) {
             /* no INFO (the node votes unchecked), its data survives a
              * restart, or this incarnation was judged already */

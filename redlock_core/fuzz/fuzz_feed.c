@@ -5,7 +5,8 @@
  * into chunks (sizes from its first bytes) to exercise replies split across
  * reads; the head of the expected-reply queue alternates between a command's
  * reply and the INFO replies a connection reads its server's run_id, uptime
- * and aof_enabled from (INFO server, INFO persistence); the INFO parser
+ * and aof_enabled from (INFO server, INFO persistence) and the TIME reply of
+ * the clock-step check; the INFO parser
  * (rl_info_parse) also takes the whole input at once; with
  * bit 1 of the second byte the connection is a subscriber, whose pub/sub
  * arrays are parsed into its push fields (kind, channel hash, payload number).
@@ -37,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sub = (data[1] & 2) != 0;
     rl_conn *c = sub ? rl_conn_new_subscriber(&conf) : rl_conn_new(&conf);
     if (!c) return 0;
+    c->ntime[0] = c->ntime[1] = -1;
     size_t chunk = 1 + data[0] % 64;
     int ident = data[1] & 1;
     data += 2;
@@ -45,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rlc_q_push(c,
                    (unsigned char)(ident && k == 0   ? EXP_IDENT
                                    : ident && k == 1 ? EXP_IDENT_AOF
+                                   : ident && k == 2 ? EXP_TIME
                                    : sub             ? EXP_SUB
                                                      : EXP_MINE),
                    0, 0, 0);
@@ -72,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FAIL_IF(!sub && (c->push.kind != PUSH_NONE || c->push.chan != 0));
             FAIL_IF(rp->naux < 0 || rp->naux > 2);
             FAIL_IF(c->ninfo.aof < -1 || c->ninfo.aof > 1 || c->ninfo.uptime_s < -1);
+            FAIL_IF(c->ntime[0] < -1 || c->ntime[1] < -1 || c->ntime[0] >= 1000000000000LL);
             qent e;
             if (c->qlen > 0) rlc_q_pop(c, &e);
             replies++;

@@ -3062,6 +3062,52 @@ static void test_vote_mask(void)
     CHECK_EQ(res[0].novote_ms, 0); /* (not out: undecided) */
 }
 
+/* the clock-step check: the server's wall clock against our monotonic
+ * clock, sample by sample; a forward step beyond 1% of the time between the
+ * samples + the old sample's round trip + 10 ms marks the node; a step back,
+ * or drift within that, does not */
+static void test_clock_step(void)
+{
+    rl_node_conf conf;
+    memset(&conf, 0, sizeof(conf));
+    conf.socket = (char *)"/nonexistent";
+    rl_conn *c = rl_conn_new(&conf);
+    REQUIRE(c);
+    uint64_t t = 5000000000ull;
+    int64_t wall = 1700000000000000LL;
+    rlc_clock_sample(c, wall, t - 1000, t); /* first sample: nothing to compare */
+    CHECK_EQ(c->ident.step_at_us, 0);
+    CHECK(!rlc_time_due(c, t + 999999));
+    CHECK(rlc_time_due(c, t + 1000000));
+    /* 10 s later, 90 ms ahead (1% of 10 s + 1 ms rtt + 10 ms = 111 ms allowed) */
+    rlc_clock_sample(c, wall + 10000000 + 90000, t + 10000000 - 500, t + 10000000);
+    CHECK_EQ(c->ident.step_at_us, 0);
+    /* a step back: harmless */
+    rlc_clock_sample(c, wall + 11000000 - 5000000, t + 11000000 - 500, t + 11000000);
+    CHECK_EQ(c->ident.step_at_us, 0);
+    /* +60 s in 1 s */
+    rlc_clock_sample(c, wall + 12000000 + 55000000, t + 12000000 - 500, t + 12000000);
+    CHECK_EQ(c->ident.step_at_us, t + 12000000);
+    CHECK_EQ(c->ident.step_ms, 60000);
+    rl_conn_free(c);
+
+    /* the vote: out for the grace from the step, whatever its AOF or judgment */
+    rl_restart rs;
+    rl_result res[3];
+    int wait;
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    for (int i = 0; i < 3; i++) vote_res(&res[i], 1, 20000, 600000, 1, t - 3600000000ull, i == 0, 0);
+    res[0].id.step_at_us = t;
+    res[0].id.step_ms = 60000;
+    uint64_t m = rl_vote_mask(&rs, res, 3, t + 5000000, 0.01, &wait);
+    CHECK_EQ(m, 6);
+    CHECK_EQ(res[0].novote_clock, 1);
+    CHECK_EQ(res[0].novote_ms, 20000 + 200 + 2 - 5000);
+    m = rl_vote_mask(&rs, res, 3, t + 20203000, 0.01, &wait);
+    CHECK_EQ(m, 7);
+}
+
 /* the acquisition with the restart check over the fake transport (whose
  * answers carry no identity: every node votes, as one without INFO): the SET
  * is the acquire script with the maxttl key as ARGV[5] */
@@ -3088,6 +3134,7 @@ static void test_acquire_restart_check_command(void)
 static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"info_parse", test_info_parse},
                                   {"vote_mask", test_vote_mask},
+                                  {"clock_step", test_clock_step},
                                   {"acquire_restart_check_command", test_acquire_restart_check_command},
                                   {"acquire_exact_quorum", test_acquire_exact_quorum},
                                   {"acquire_set_command", test_acquire_set_command},
