@@ -210,6 +210,9 @@ typedef struct rl_cmd {
     /* RL_OP_RELEASE: the release's random id, an argument of the script
      * (what its wake message carries instead of the token) */
     char id[RL_RELEASE_ID_LEN + 1];
+    /* an acquisition with the restart check (rl_ctx.rs): the fan-out may
+     * pipeline TIME ahead of it, at most once a second per connection */
+    int clock_check;
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome

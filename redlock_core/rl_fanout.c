@@ -105,7 +105,7 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
         rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
         return -1;
     }
-    if (cmd->op == RL_OP_SET && c->ident.known && rlc_time_due(c, now)) {
+    if (cmd->clock_check && c->ident.known && rlc_time_due(c, now)) {
         /* at most once a second, ahead of a SET we send anyway: the node's
          * clock against ours (no extra round trip); its answer comes first */
         static const char *const targv[1] = {"TIME"};

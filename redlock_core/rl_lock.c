@@ -586,6 +586,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     }
     set.op = RL_OP_SET;
     set.tag = rl_lock_tag(key, keylen, info->token, info->token_len);
+    set.clock_check = rs != NULL;
     /* after a failed attempt the release is only queued: each connection
      * keeps it behind our SET, so a hung node costs the next attempt nothing */
     rel.nowait = 1;
