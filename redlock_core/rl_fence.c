@@ -175,6 +175,15 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
 
     *fence = 0;
     if (n < 1 || n > RL_MAX_NODES || !fence_key || fence_keylen == 0) return RL_ERROR;
+    /* the SET's answers (call->res, when given) already tell which nodes are
+     * not raised yet, and which vote: phase 2 waits for those, also when
+     * phase 1 was decided without them */
+    uint64_t unr = 0, voting = 0;
+    for (int i = 0; call && c->rs && i < n; i++) {
+        if (unraised(c->rs, &res[i], i)) unr |= (uint64_t)1 << i;
+        if (res[i].state == RL_ANSWERED && res[i].id.known && c->rs->ok_inc[i] == res[i].id.inc)
+            voting |= (uint64_t)1 << i;
+    }
 
     /* (1) INCR on all nodes; M = the largest answer of the quorum. Any
      * quorum of a later acquisition meets a quorum that (2) raised to M. */
@@ -202,8 +211,8 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argv[4] = mbuf;
     cmd.argvlen[4] = (size_t)snprintf(mbuf, sizeof(mbuf), "%lld", (long long)m);
     cmd.script = rl_script_fence_raise;
-    raise_wait rw = {.m = m};
-    uint64_t voting = 0; /* nodes that voted when this phase 1 ran: past their grace */
+    raise_wait rw = {.m = m, .unraised = unr};
+    /* voting: nodes that voted when this phase 1 ran (past their grace) */
     for (int i = 0; i < n; i++) {
         if (unraised(c->rs, &res[i], i)) rw.unraised |= (uint64_t)1 << i;
         if (c->rs && res[i].state == RL_ANSWERED && c->rs->ok_inc[i] == res[i].id.inc) voting |= (uint64_t)1 << i;
