@@ -46,6 +46,7 @@ extern zend_module_entry redlock_module_entry;
     X(wake_on_release, BOOL,   CALL, "1",    0, 1)                           \
     X(token,           STRING, PERCALL, "",  RL_TOKEN_MIN, RL_TOKEN_MAX) \
     X(on_lost,         LOST,   CALL, "",     0, 0)                           \
+    X(restart_grace,   GRACE,  CTOR, "auto", 0, INT_MAX)                     \
     X(tls,             TLS,    CTOR, NULL,   0, 0)
 
 /* Every TLS setting, once: the keys of the "tls" option and of a node's "tls"
@@ -74,6 +75,7 @@ extern zend_module_entry redlock_module_entry;
 #define REDLOCK_GLOBAL_TYPE_BOOL bool
 #define REDLOCK_GLOBAL_TYPE_STRING char *
 #define REDLOCK_GLOBAL_TYPE_LOST bool /* redlock.on_lost=throw */
+#define REDLOCK_GLOBAL_TYPE_GRACE zend_long /* redlock.restart_grace: ms, or RL_GRACE_AUTO for 'auto' */
 /* REDLOCK_IF_INI_<where>(x): x for the options that have an INI entry (and a global) */
 #define REDLOCK_IF_INI_CALL(x) x
 #define REDLOCK_IF_INI_CTOR(x) x
@@ -83,6 +85,7 @@ extern zend_module_entry redlock_module_entry;
 #define REDLOCK_GLOBAL_BOOL(name) REDLOCK_GLOBAL_TYPE_BOOL name;
 #define REDLOCK_GLOBAL_STRING(name) REDLOCK_GLOBAL_TYPE_STRING name;
 #define REDLOCK_GLOBAL_LOST(name) REDLOCK_GLOBAL_TYPE_LOST name;
+#define REDLOCK_GLOBAL_GRACE(name) REDLOCK_GLOBAL_TYPE_GRACE name;
 #define REDLOCK_GLOBAL_TLS(name) /* no INI default */
 #define REDLOCK_OPTION_GLOBAL(name, type, where, ini, min, max) REDLOCK_IF_INI_##where(REDLOCK_GLOBAL_##type(name))
 

@@ -36,6 +36,7 @@ extern zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_OPT_TYPE_STRING zend_string *
 #define REDLOCK_OPT_TYPE_TLS HashTable * /* validated settings (php_redlock_tls_parse), or NULL */
 #define REDLOCK_OPT_TYPE_LOST zval /* UNDEF: not given, NULL: off, TRUE: 'throw', else the callable */
+#define REDLOCK_OPT_TYPE_GRACE zend_long /* restart_grace: ms >= 0, or RL_GRACE_AUTO ('auto') */
 
 /* The options of one RedLock or one call. */
 typedef struct php_redlock_opts {
@@ -51,7 +52,7 @@ typedef enum php_redlock_opt_id {
     REDLOCK_OPT_COUNT
 } php_redlock_opt_id;
 
-typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING, REDLOCK_TLS, REDLOCK_LOST } php_redlock_opt_type;
+typedef enum { REDLOCK_LONG, REDLOCK_DOUBLE, REDLOCK_BOOL, REDLOCK_STRING, REDLOCK_TLS, REDLOCK_LOST, REDLOCK_GRACE } php_redlock_opt_type;
 
 /* where an option may be given: bits of php_redlock_opt_def.where */
 enum { REDLOCK_IN_CTOR = 1, REDLOCK_IN_CALL = 2 };
@@ -94,6 +95,7 @@ ZEND_INI_MH(php_redlock_ini_update_DOUBLE);
 #define php_redlock_ini_update_BOOL OnUpdateBool
 ZEND_INI_MH(php_redlock_ini_update_STRING);
 ZEND_INI_MH(php_redlock_ini_update_LOST);
+ZEND_INI_MH(php_redlock_ini_update_GRACE);
 
 /* ---------- pool-wide metrics (redlock_metrics.c, API.md "Metrics") ----------
  * One fixed table for the whole pool, in shared memory mapped at MINIT
@@ -182,6 +184,10 @@ typedef struct php_redlock_pooled {
     char name[128];
     char *ident; /* its key in the pool (pool_identity(): no secret in it) */
     php_redlock_mseen mseen; /* command connections: what the metrics table has of it */
+    /* as a group judged it at its last call (API.md "Restarted nodes"):
+     * out of the quorum until nv_until_us, restarted at nv_since_us (0: votes) */
+    uint64_t nv_until_us, nv_since_us;
+    bool nv_clock; /* the reason: a clock step (since: the step), not a restart */
 } php_redlock_pooled;
 
 void php_redlock_pooled_dtor(zval *zv);
@@ -205,6 +211,10 @@ typedef struct php_redlock_group {
     rl_conn *subs[RL_MAX_NODES];
     rl_subs waiting;
     rl_waiter waiter;
+    /* restart_grace != 0 (API.md "Restarted nodes"): what this node list and
+     * prefix judged of its nodes' restarts; ctx.rs points here */
+    rl_restart rs;
+    char maxttl_key[REDLOCK_MAX_PREFIX + RL_MAXTTL_SUFFIX_LEN];
 } php_redlock_group;
 
 /* Parse the $nodes argument (argument 1 of the constructor) into g, with
@@ -213,6 +223,8 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes);
 void php_redlock_group_release(php_redlock_group *g);
 /* Before each call on the group's nodes. */
 void php_redlock_group_prepare(php_redlock_group *g);
+/* After an acquisition: what it judged of restarted nodes, for stats(). */
+void php_redlock_group_votes(php_redlock_group *g);
 /* The group's subscriber connections (from the pool, opened by the core when
  * first used); g->ctx.waiter set. false when out of memory. */
 bool php_redlock_group_subscribers(php_redlock_group *g);

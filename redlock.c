@@ -29,6 +29,7 @@ zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_INI_DISPLAY_BOOL zend_ini_boolean_displayer_cb
 #define REDLOCK_INI_DISPLAY_STRING NULL
 #define REDLOCK_INI_DISPLAY_LOST NULL
+#define REDLOCK_INI_DISPLAY_GRACE NULL
 #define REDLOCK_INI_ENTRY_OF(n, t, ini)                                                                         \
     ZEND_INI_ENTRY3_EX("redlock." #n, ini, PHP_INI_ALL, php_redlock_ini_update_##t,                            \
                        (void *)XtOffsetOf(zend_redlock_globals, n), REDLOCK_INI_GLOBALS,                       \
@@ -38,6 +39,7 @@ zend_class_entry *php_redlock_lost_ce;
 #define REDLOCK_INI_ENTRY_BOOL REDLOCK_INI_ENTRY_OF
 #define REDLOCK_INI_ENTRY_STRING REDLOCK_INI_ENTRY_OF
 #define REDLOCK_INI_ENTRY_LOST REDLOCK_INI_ENTRY_OF
+#define REDLOCK_INI_ENTRY_GRACE REDLOCK_INI_ENTRY_OF
 #define REDLOCK_INI_ENTRY_TLS(n, t, ini) /* the tls option has no INI entry */
 #define REDLOCK_INI_ENTRY(n, t, w, ini, lo, hi) REDLOCK_IF_INI_##w(REDLOCK_INI_ENTRY_##t(n, t, ini))
 

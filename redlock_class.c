@@ -119,6 +119,16 @@ PHP_METHOD(RedLock, __construct)
     /* the object keeps on_lost (see php_redlock_obj); do_lock() puts it back into each call's options */
     ZVAL_COPY_VALUE(&o->on_lost, &g->opts.on_lost);
     ZVAL_UNDEF(&g->opts.on_lost);
+    if (g->opts.restart_grace != 0) {
+        /* API.md "Restarted nodes": the longest TTL, kept per prefix on the nodes */
+        size_t pl = ZSTR_LEN(g->opts.prefix);
+        memcpy(g->maxttl_key, ZSTR_VAL(g->opts.prefix), pl);
+        memcpy(g->maxttl_key + pl, RL_MAXTTL_SUFFIX, RL_MAXTTL_SUFFIX_LEN);
+        g->rs.maxttl_key = g->maxttl_key;
+        g->rs.maxttl_keylen = pl + RL_MAXTTL_SUFFIX_LEN;
+        g->rs.grace_ms = g->opts.restart_grace > 0 ? (int)g->opts.restart_grace : RL_GRACE_AUTO;
+        g->ctx.rs = &g->rs;
+    }
     o->g = g;
 }
 
@@ -170,6 +180,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
     int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
     php_redlock_metrics_add(REDLOCK_M_ATTEMPTS, (uint64_t)info.attempts);
     if (info.wakeups) php_redlock_metrics_add(REDLOCK_M_WAKEUPS, (uint64_t)info.wakeups);
+    php_redlock_group_votes(g);
     if (waits) php_redlock_group_wait_done(g);
     if (php_redlock_throw_same_server(g, &call, r, "lock")) {
         /* never hand out a lock counted on one server twice */
@@ -399,6 +410,9 @@ PHP_METHOD(RedLock, nodes)
 typedef struct node_agg {
     const char *name;
     rl_node_stats st;
+    uint64_t nv_until_us, nv_since_us; /* out of the quorum (restarted), 0: votes */
+    bool nv_clock;                     /* (for a clock step) */
+    int no_info;
 } node_agg;
 
 PHP_METHOD(RedLock, stats)
@@ -418,6 +432,7 @@ PHP_METHOD(RedLock, stats)
     /* every connection of this worker, merged by node name (a server may
      * have several: another database, user or persistence setting) */
     uint32_t cap = zend_hash_num_elements(&REDLOCK_G(pool)), na = 0;
+    uint64_t now = rl_clock_monotonic.now_us(NULL);
     node_agg *agg = safe_emalloc(cap ? cap : 1, sizeof(*agg), 0);
     php_redlock_pooled *p;
     ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
@@ -434,6 +449,15 @@ PHP_METHOD(RedLock, stats)
         a->st.errors += st->errors;
         a->st.timeouts += st->timeouts;
         a->st.skipped += st->skipped;
+        /* API.md "Restarted nodes": out of the quorum as its last call judged, or no INFO */
+        rl_ident id;
+        rl_conn_ident(p->conn, &id);
+        if (p->nv_until_us > now && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
+            a->nv_until_us = p->nv_until_us;
+            a->nv_since_us = p->nv_since_us;
+            a->nv_clock = p->nv_clock;
+        }
+        a->no_info |= id.no_info;
         if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
         rl_latency_merge(&a->st.lat, &st->lat);
     } ZEND_HASH_FOREACH_END();
@@ -452,6 +476,19 @@ PHP_METHOD(RedLock, stats)
         add_assoc_long(&latz, "p99", (zend_long)rl_latency_percentile(&a->st.lat, 0.99));
         add_assoc_long(&latz, "max", (zend_long)a->st.lat.max_us);
         add_assoc_zval(&node, "latency_us", &latz);
+        add_assoc_bool(&node, "voting", !a->nv_until_us);
+        if (a->nv_until_us) {
+            char why[96];
+            snprintf(why, sizeof(why), a->nv_clock ? "clock stepped forward %llu s ago, votes in %llu s"
+                                                   : "restarted %llu s ago, votes in %llu s",
+                     (unsigned long long)((now - a->nv_since_us) / 1000000u),
+                     (unsigned long long)((a->nv_until_us - now + 999999u) / 1000000u));
+            add_assoc_string(&node, "not_voting_why", why);
+        } else if (a->no_info) {
+            add_assoc_string(&node, "not_voting_why", "restart check: no INFO");
+        } else {
+            add_assoc_null(&node, "not_voting_why");
+        }
         add_assoc_zval(&nodes, a->name, &node);
     }
     efree(agg);

@@ -182,6 +182,9 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
         .deadline_only = !o->auto_extend,
         .on_lost = lost ? php_redlock_lost_cb : NULL,
         .on_lost_arg = lost,
+        /* its extensions raise the maxttl key and repair restarted nodes, as extend() */
+        .restart_grace = g->opts.restart_grace != 0,
+        .prefix_len = ZSTR_LEN(g->opts.prefix),
     };
     rl_watch *w = rl_watch_start(&spec, info);
     if (w && REDLOCK_G(held_active)) {

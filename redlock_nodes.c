@@ -178,6 +178,24 @@ void php_redlock_group_prepare(php_redlock_group *g)
     }
 }
 
+void php_redlock_group_votes(php_redlock_group *g)
+{
+    if (!g->ctx.rs) return;
+    for (int i = 0; i < g->n; i++) {
+        php_redlock_pooled *p = g->pooled[i];
+        const rl_restart *rs = g->ctx.rs;
+        if (!rs->judged_us[i]) continue;
+        if (rs->novote_ms[i] > 0) {
+            p->nv_until_us = rs->judged_us[i] + (uint64_t)rs->novote_ms[i] * 1000u;
+            p->nv_since_us = rs->judged_us[i] - (uint64_t)rs->up_ms[i] * 1000u;
+            p->nv_clock = rs->novote_clock[i];
+        } else {
+            p->nv_until_us = p->nv_since_us = 0;
+            p->nv_clock = false;
+        }
+    }
+}
+
 bool php_redlock_group_subscribers(php_redlock_group *g)
 {
     if (!g->sub_pooled[0]) {
@@ -559,6 +577,21 @@ void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const c
         smart_str_appends(&s, g->pooled[i]->name);
         smart_str_appends(&s, " ");
         smart_str_appends(&s, call->res[i].reason[0] ? call->res[i].reason : rl_err_name(call->res[i].err));
+        sep = "; ";
+    }
+    /* API.md "Restarted nodes": a node out of the quorum is no failure, but it says why */
+    for (int i = 0; i < g->n; i++) {
+        const rl_result *r = &call->res[i];
+        if (r->state != RL_ANSWERED || r->novote_ms <= 0) continue;
+        smart_str_appends(&s, sep);
+        smart_str_appends(&s, g->pooled[i]->name);
+        if (r->novote_clock)
+            smart_str_append_printf(&s, " clock stepped %lld s forward %lld s ago, votes in %lld s",
+                                    (long long)(r->id.step_ms / 1000), (long long)(r->up_ms / 1000),
+                                    (long long)((r->novote_ms + 999) / 1000));
+        else
+            smart_str_append_printf(&s, " restarted %lld s ago, votes in %lld s", (long long)(r->up_ms / 1000),
+                                    (long long)((r->novote_ms + 999) / 1000));
         sep = "; ";
     }
     /* a node still in flight when the outcome was decided did not fail:

@@ -1,6 +1,7 @@
 /* redlock_options.c -- the options: their table, INI defaults and validators, the options-array parser, TLS settings. */
 #include "php_redlock_int.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -23,6 +24,7 @@ _Static_assert(REDLOCK_OPT_COUNT <= 32, "options are tracked in a 32-bit mask");
 #define REDLOCK_FROM_INI_STRING(to, n)                                                                         \
     (to) = zend_string_init(REDLOCK_G(n) ? REDLOCK_G(n) : "", REDLOCK_G(n) ? strlen(REDLOCK_G(n)) : 0, 0)
 #define REDLOCK_FROM_INI_TLS(to, n) (to) = NULL /* no INI entry */
+#define REDLOCK_FROM_INI_GRACE(to, n) (to) = REDLOCK_G(n)
 #define REDLOCK_FROM_INI_LOST(to, n)                                                                           \
     if (REDLOCK_G(n))                                                                                          \
         ZVAL_TRUE(&(to));                                                                                      \
@@ -51,6 +53,8 @@ void php_redlock_opts_from_ini(php_redlock_opts *o)
 #define REDLOCK_COPY_TLS(v)                                                                                    \
     if (v) GC_ADDREF(v)
 #define REDLOCK_COPY_LOST(v) Z_TRY_ADDREF(v)
+#define REDLOCK_COPY_GRACE(v)
+#define REDLOCK_FREE_GRACE(v)
 #define REDLOCK_FREE_LOST(v) zval_ptr_dtor(&(v))
 #define REDLOCK_FREE_LONG(v)
 #define REDLOCK_FREE_DOUBLE(v)
@@ -164,6 +168,19 @@ static zend_result opt_set(const php_redlock_opt_def *d, void *field, zval *v, u
         ZVAL_COPY(f, v);
         return SUCCESS;
     }
+    case REDLOCK_GRACE:
+        /* API.md "Restarted nodes": ms (0: off), or 'auto' */
+        if (Z_TYPE_P(v) == IS_STRING && zend_string_equals_literal(Z_STR_P(v), "auto")) {
+            *(zend_long *)field = RL_GRACE_AUTO;
+            return SUCCESS;
+        }
+        if (Z_TYPE_P(v) != IS_LONG || Z_LVAL_P(v) < d->min || Z_LVAL_P(v) > d->max) {
+            zend_argument_value_error(argn, "\"%s\" must be 'auto' or an int between " ZEND_LONG_FMT " and " ZEND_LONG_FMT
+                                      " (ms)", d->name, d->min, d->max);
+            return FAILURE;
+        }
+        *(zend_long *)field = Z_LVAL_P(v);
+        return SUCCESS;
     case REDLOCK_TLS: {
         if (Z_TYPE_P(v) != IS_ARRAY) {
             zend_argument_type_error(argn, "\"%s\" must be of type array, %s given", d->name, zend_zval_type_name(v));
@@ -455,5 +472,27 @@ ZEND_INI_MH(php_redlock_ini_update_LOST)
         return FAILURE;
     }
     *(bool *)ZEND_INI_GET_ADDR() = on;
+    return SUCCESS;
+}
+
+ZEND_INI_MH(php_redlock_ini_update_GRACE)
+{
+    /* 'auto' or ms between 0 and INT_MAX; anything else keeps the previous value */
+    const php_redlock_opt_def *d = mh_arg3;
+    zend_long v;
+    if (zend_string_equals_literal(new_value, "auto")) {
+        v = RL_GRACE_AUTO;
+    } else {
+        char *end;
+        errno = 0;
+        long long x = ZSTR_LEN(new_value) ? strtoll(ZSTR_VAL(new_value), &end, 10) : -1;
+        if (!ZSTR_LEN(new_value) || *end || errno || x < d->min || x > d->max) {
+            php_error_docref(NULL, E_WARNING, "%s must be \"auto\" or an int between " ZEND_LONG_FMT " and " ZEND_LONG_FMT
+                             " (ms), keeping %s", ZSTR_VAL(entry->name), d->min, d->max, ini_keeping(entry));
+            return FAILURE;
+        }
+        v = (zend_long)x;
+    }
+    *(zend_long *)ZEND_INI_GET_ADDR() = v;
     return SUCCESS;
 }

@@ -148,7 +148,29 @@ typedef struct rl_reply {
     long long integer;
     size_t len;                 /* full length of a string/status/error */
     char str[RL_TOKEN_MAX + 1]; /* first bytes of it, NUL terminated: a whole token (isHeld compares it) */
+    /* A three-element array [answer, int, int] (the acquire and extend
+     * scripts with the maxttl key: answer, maxttl, its age) is taken apart
+     * without allocation: the answer fills the fields above, the two
+     * integers go here and naux is 2 (else 0). */
+    int naux;
+    long long aux[2];
 } rl_reply;
+
+/* What the connection learnt of its server at connect (INFO server and INFO
+ * persistence, pipelined ahead of the first command): restart-safe quorum,
+ * API.md "Restarted nodes". */
+typedef struct rl_ident {
+    uint64_t up_since_us; /* the server's start on our monotonic clock (the latest it can be); 0 unknown */
+    uint32_t inc;         /* incarnation: bumped each time the connection meets another run_id */
+    unsigned char known;  /* INFO answered with a run_id and an uptime */
+    unsigned char no_info;   /* INFO refused (an ACL): nothing known, the node votes unchecked */
+    unsigned char aof;       /* aof_enabled:1 (its data survives a restart) */
+    unsigned char restarted; /* this process knew another run_id of it before (and its AOF is off) */
+    /* its wall clock stepped forward by step_ms (more than the drift) since
+     * the previous sample, seen at step_at_us on our clock (0: never) */
+    uint64_t step_at_us;
+    int64_t step_ms;
+} rl_ident;
 
 typedef struct rl_result {
     int state;
@@ -158,6 +180,12 @@ typedef struct rl_result {
     uint64_t latency_us;
     int sent;   /* the command may have reached the node */
     int resent; /* sent again on a new connection: the old one broke after the node may have run it */
+    rl_ident id; /* of the server that answered (RL_ANSWERED) */
+    /* set by the lock logic: > 0, this node answered but does not count
+     * toward the quorum for that many ms more (it restarted without its
+     * data, API.md "Restarted nodes"); up_ms: how long it has been up */
+    int64_t novote_ms, up_ms;
+    int novote_clock; /* the reason is a clock step (up_ms: since the step), not a restart */
 } rl_result;
 
 /* ---- one command to all nodes ---- */
@@ -178,10 +206,13 @@ typedef struct rl_cmd {
     int op;        /* enum rl_op */
     uint64_t tag;  /* SET / RELEASE: rl_lock_tag(key, token) (rl_internal.h) */
     int nowait;    /* queue and write, do not wait for the replies (read and dropped later) */
-    uint64_t skip; /* with nowait: bit i set = not sent to node i (res[i] left RL_PENDING, sent 0) */
+    uint64_t skip; /* bit i set = not sent to node i (with nowait res[i] left RL_PENDING, else RL_FAILED; sent 0) */
     /* RL_OP_RELEASE: the release's random id, an argument of the script
      * (what its wake message carries instead of the token) */
     char id[RL_RELEASE_ID_LEN + 1];
+    /* an acquisition with the restart check (rl_ctx.rs): the fan-out may
+     * pipeline TIME ahead of it, at most once a second per connection */
+    int clock_check;
 } rl_cmd;
 
 /* Called after every node outcome; return non-zero once the call's outcome
@@ -253,12 +284,35 @@ typedef struct rl_waiter {
     void *ctx;
 } rl_waiter;
 
+/* ---- restart-safe quorum (API.md "Restarted nodes"): per node list and prefix ----
+ * A node whose server restarted without its data (AOF off) has forgotten
+ * the locks it held: it answers, its SETs and releases are sent, but it does
+ * not count toward the quorum until it has been up for the grace. See
+ * HACKING.md "Restarted nodes" for the rules and why. */
+#define RL_GRACE_AUTO (-1)
+#define RL_MAXTTL_SUFFIX "\0redlock:maxttl" /* prefix . this: the longest TTL asked for, "<ms>:<created ms>" */
+#define RL_MAXTTL_SUFFIX_LEN 15
+typedef struct rl_restart {
+    int grace_ms; /* RL_GRACE_AUTO, or > 0 ms (grace 0: no rl_restart at all) */
+    const char *maxttl_key; /* prefix . RL_MAXTTL_SUFFIX */
+    size_t maxttl_keylen;
+    int64_t maxttl_ms;                /* the longest TTL the nodes reported so far */
+    uint32_t ok_inc[RL_MAX_NODES];    /* node i votes: its incarnation (rl_ident.inc) was judged */
+    uint32_t sus_inc[RL_MAX_NODES];   /* ... judged to have restarted empty (also once it votes) */
+    uint32_t fence_inc[RL_MAX_NODES]; /* ... whose fence counter was raised to a quorum's */
+    /* as of the last judgment: > 0 votes in that many ms (at judged_us), its uptime then */
+    int64_t novote_ms[RL_MAX_NODES], up_ms[RL_MAX_NODES];
+    uint64_t judged_us[RL_MAX_NODES];
+    unsigned char novote_clock[RL_MAX_NODES];
+} rl_restart;
+
 typedef struct rl_ctx {
     const rl_transport *tp;
     const rl_clock *clock;
     const rl_random *rnd;
     int n;                   /* nodes */
     const rl_waiter *waiter; /* NULL: wait by sleeping retry_delay + jitter */
+    rl_restart *rs;          /* NULL: restart checks off (restart_grace 0: every answer votes) */
 } rl_ctx;
 
 static inline int rl_quorum(int n) { return n / 2 + 1; }
@@ -346,6 +400,8 @@ void rl_conn_tls_share(rl_conn *dst, const rl_conn *src);
 /* Timeouts are the caller's (a pooled connection serves several callers). */
 void rl_conn_set_timeouts(rl_conn *conn, int connect_timeout_ms, int timeout_ms);
 const rl_node_stats *rl_conn_stats(const rl_conn *conn);
+/* What the connection knows of its server (rl_ident). */
+void rl_conn_ident(const rl_conn *conn, rl_ident *out);
 /* Non-blocking check before reuse: EOF, error or stray bytes with nothing
  * pending close the socket. Returns 1 if the connection is still open. */
 int rl_conn_check(rl_conn *conn);
@@ -441,6 +497,10 @@ typedef struct rl_watch_spec {
     double drift_factor;
     int64_t max_hold_ms; /* > 0: no extension once this long has passed since info->start_us */
     int persistent;      /* its connections may outlive rl_watchdog_drop_idle() (kept 60 s unused) */
+    /* restart_grace != 0: extensions raise the maxttl key of key's first
+     * prefix_len bytes and repair the key on restarted nodes, as extend() */
+    int restart_grace;
+    size_t prefix_len;
     /* A watch that never extends (no connections, no lookup): it only ends,
      * as lost, when info->valid_until_us passes (a lock without auto_extend
      * whose holder wants to hear of its end). */

@@ -23,20 +23,117 @@ static size_t strspn_n(const char *s, size_t n, const char *set)
     return i;
 }
 
+/* ---- INFO: the server's identity, uptime and persistence ---- */
+void rl_info_init(rl_info *info)
+{
+    info->run_id[0] = '\0';
+    info->uptime_s = -1;
+    info->aof = -1;
+    info->server_time_us = -1;
+}
+
+/* a decimal number of at most 18 digits at s (len bytes), then the end of
+ * its line: its value, else -1 */
+static long long info_number(const char *s, size_t len)
+{
+    long long v = 0;
+    size_t i = 0;
+    while (i < len && i < 18 && s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i++] - '0');
+    if (i == 0 || (i < len && s[i] != '\r' && s[i] != '\n')) return -1;
+    return v;
+}
+
+void rl_info_parse(const char *s, size_t len, rl_info *info)
+{
+    /* line by line: "name:value" at the start of a line; anything else
+     * (sections, other fields, garbage) is skipped */
+    const char *p = s, *end = s + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (ll >= 7 + 40 && memcmp(p, "run_id:", 7) == 0 && strspn_n(p + 7, 40, "0123456789abcdef") == 40 &&
+            (ll == 47 || p[47] == '\r')) {
+            memcpy(info->run_id, p + 7, 40);
+            info->run_id[40] = '\0';
+        } else if (ll > 18 && memcmp(p, "uptime_in_seconds:", 18) == 0) {
+            info->uptime_s = info_number(p + 18, ll - 18);
+        } else if (ll > 12 && memcmp(p, "aof_enabled:", 12) == 0) {
+            long long v = info_number(p + 12, ll - 12);
+            info->aof = v == 0 || v == 1 ? (int)v : -1;
+        } else if (ll > 17 && memcmp(p, "server_time_usec:", 17) == 0) {
+            info->server_time_us = info_number(p + 17, ll - 17);
+        }
+        p += ll + 1;
+    }
+}
+
+void rlc_ident_done(rl_conn *c, uint64_t now)
+{
+    rl_ident *id = &c->ident;
+    const rl_info *in = &c->ninfo;
+    (void)now;
+    if (c->info_refused || !in->run_id[0] || in->uptime_s < 0) {
+        /* an ACL without INFO (or not Redis as we know it): the node votes
+         * unchecked (API.md: stats() says "restart check: no INFO") */
+        id->known = 0;
+        id->no_info = 1;
+        return;
+    }
+    id->no_info = 0;
+    id->aof = in->aof == 1;
+    if (!id->known || strcmp(in->run_id, c->last_run_id) != 0) {
+        /* another server than the one we knew (or the first): a new
+         * incarnation, up since the latest moment its uptime allows */
+        id->restarted = c->last_run_id[0] != '\0';
+        id->inc++;
+        uint64_t up = (uint64_t)in->uptime_s * 1000000u;
+        id->up_since_us = c->info_at_us > up ? c->info_at_us - up : 1;
+        memcpy(c->last_run_id, in->run_id, sizeof(c->last_run_id));
+        id->known = 1;
+        c->clk_known = 0; /* another server: its clock is compared from now on */
+        id->step_at_us = 0;
+    }
+    if (in->server_time_us > 0) rlc_clock_sample(c, in->server_time_us, c->info_sent_us, c->info_at_us);
+    if (id->aof) id->restarted = 0; /* its data came back with it */
+}
+
+/* A step the check believes: more than 1% of the time between the samples
+ * (the drift), plus what the two readings can be off by: the old sample's
+ * round trip (a reply is read up to one round trip after the server took
+ * its time) and 10 ms for a server's cached clock. A step back is harmless
+ * (keys expire later) and ignored. */
+void rlc_clock_sample(rl_conn *c, int64_t server_us, uint64_t sent_us, uint64_t now)
+{
+    int64_t off = server_us - (int64_t)now;
+    if (c->clk_known && now > c->clk_at_us) {
+        uint64_t elapsed = now - c->clk_at_us;
+        int64_t limit = (int64_t)(elapsed / 100u + c->clk_rtt_us) + 10000;
+        int64_t step = off - c->clk_off_us;
+        if (step > limit) {
+            c->ident.step_at_us = now;
+            c->ident.step_ms = step / 1000;
+        }
+    }
+    c->clk_known = 1;
+    c->clk_off_us = off;
+    c->clk_at_us = now;
+    c->clk_rtt_us = now > sent_us ? now - sent_us : 0;
+}
+
+int rlc_time_due(const rl_conn *c, uint64_t now)
+{
+    uint64_t last = c->clk_asked_us > c->clk_at_us ? c->clk_asked_us : c->clk_at_us;
+    return c->clk_known && now - last >= 1000000u;
+}
+
+void rl_conn_ident(const rl_conn *c, rl_ident *out) { *out = c->ident; }
+
 /* ---- reply objects without allocation: hiredis calls these, we fill conn->slot ---- */
 static void rlc_take_run_id(rl_conn *c, const char *s, size_t len)
 {
-    /* INFO server: "...\r\nrun_id:<40 hex>\r\n..." */
-    const char *end = s + len, *p = s;
-    while (p < end && (p = memchr(p, 'r', (size_t)(end - p))) != NULL) {
-        if ((size_t)(end - p) >= 7 + 40 && memcmp(p, "run_id:", 7) == 0 && (p == s || p[-1] == '\n') &&
-            strspn_n(p + 7, 40, "0123456789abcdef") == 40) {
-            memcpy(c->run_id, p + 7, 40);
-            c->run_id[40] = '\0';
-            return;
-        }
-        p++;
-    }
+    /* INFO server: "...\r\nrun_id:<40 hex>\r\n...", INFO persistence: "aof_enabled:0" */
+    rl_info_parse(s, len, &c->ninfo);
+    if (c->q[c->qhead].kind == EXP_IDENT && c->ninfo.run_id[0]) memcpy(c->run_id, c->ninfo.run_id, sizeof(c->run_id));
 }
 
 /* an element of a pub/sub array ["message", channel, payload] or ["subscribe", channel, n] */
@@ -61,10 +158,41 @@ static void push_element(rl_conn *c, int idx, const char *s, size_t len)
     }
 }
 
+/* element idx of a top-level [answer, int, int] being taken apart (rl_reply.aux) */
+static int flat_elem(const rl_conn *c, const redisReadTask *t)
+{
+    return c->flat && t->parent && !t->parent->parent;
+}
+
+static void flat_int(rl_conn *c, int idx, int is_int, long long v)
+{
+    if (idx == 1 && is_int) {
+        c->slot.aux[0] = v;
+        c->slot.naux = 1;
+    } else if (idx == 2 && is_int && c->slot.naux == 1) {
+        c->slot.aux[1] = v;
+        c->slot.naux = 2;
+    } else if (idx > 0) {
+        c->slot.naux = 0;
+    }
+}
+
 static void *obj_string(const redisReadTask *t, char *s, size_t len)
 {
     rl_conn *c = t->privdata;
-    if (t->parent) {
+    if (t->parent && !t->parent->parent && t->idx < 2 && c->qlen > 0 && c->q[c->qhead].kind == EXP_TIME) {
+        /* TIME: ["<seconds>", "<microseconds>"] */
+        long long v = 0;
+        size_t k = 0;
+        while (k < len && k < 12 && s[k] >= '0' && s[k] <= '9') v = v * 10 + (s[k++] - '0');
+        c->ntime[t->idx] = k == len && k > 0 ? v : -1;
+        return c;
+    }
+    if (flat_elem(c, t) && t->idx > 0) {
+        flat_int(c, t->idx, 0, 0);
+        return c;
+    }
+    if (t->parent && !(flat_elem(c, t) && t->idx == 0)) {
         if (c->sub && !t->parent->parent) push_element(c, t->idx, s, len);
         return c;
     }
@@ -75,7 +203,9 @@ static void *obj_string(const redisReadTask *t, char *s, size_t len)
     size_t n = len < sizeof(c->slot.str) - 1 ? len : sizeof(c->slot.str) - 1;
     memcpy(c->slot.str, s, n);
     c->slot.str[n] = '\0';
-    if (c->qlen > 0 && c->q[c->qhead].kind == EXP_IDENT && t->type == REDIS_REPLY_STRING) rlc_take_run_id(c, s, len);
+    if (c->qlen > 0 && (c->q[c->qhead].kind == EXP_IDENT || c->q[c->qhead].kind == EXP_IDENT_AOF) &&
+        t->type == REDIS_REPLY_STRING)
+        rlc_take_run_id(c, s, len);
     return c;
 }
 
@@ -87,9 +217,19 @@ static void *obj_array(const redisReadTask *t, int elements)
 {
     rl_conn *c = t->privdata;
     if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
+    if (flat_elem(c, t)) {
+        if (t->idx == 0) {
+            c->slot.type = RL_REPLY_ARRAY;
+            c->slot.integer = (long long)elements;
+        } else {
+            flat_int(c, t->idx, 0, 0);
+        }
+    }
     if (!t->parent) {
         c->slot.type = RL_REPLY_ARRAY;
         c->slot.integer = (long long)elements;
+        /* our scripts' [answer, maxttl, age] on a command connection */
+        c->flat = !c->sub && elements == 3;
     }
     return c;
 }
@@ -98,7 +238,11 @@ static void *obj_integer(const redisReadTask *t, long long v)
 {
     rl_conn *c = t->privdata;
     if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
-    if (!t->parent) {
+    if (flat_elem(c, t) && t->idx > 0) {
+        flat_int(c, t->idx, 1, v);
+        return c;
+    }
+    if (!t->parent || (flat_elem(c, t) && t->idx == 0)) {
         c->slot.type = RL_REPLY_INTEGER;
         c->slot.integer = v;
     }
@@ -109,7 +253,11 @@ static void *obj_nil(const redisReadTask *t)
 {
     rl_conn *c = t->privdata;
     if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
-    if (!t->parent) c->slot.type = RL_REPLY_NIL;
+    if (flat_elem(c, t) && t->idx > 0) {
+        flat_int(c, t->idx, 0, 0);
+        return c;
+    }
+    if (!t->parent || (flat_elem(c, t) && t->idx == 0)) c->slot.type = RL_REPLY_NIL;
     return c;
 }
 
@@ -216,6 +364,8 @@ static void rlc_reset_io(rl_conn *c)
         c->owe_len = 0;
         c->owe_n = 0;
     }
+    c->info_refused = 0;
+    rl_info_init(&c->ninfo);
 }
 
 void rl_conn_close(rl_conn *c)
@@ -667,7 +817,15 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
         const char *argv[2] = {"INFO", "server"};
         size_t lens[2] = {4, 6};
         if (rlc_append_cmd(c, 2, argv, lens, EXP_IDENT, RL_OP_OTHER, 0, now)) return -1;
-        c->ident_pending = 1;
+        /* API.md "Restarted nodes": run_id and uptime above, aof_enabled
+         * here; two commands, not "INFO server persistence" (a server before
+         * 7.0 takes one section per INFO) */
+        const char *argv2[2] = {"INFO", "persistence"};
+        size_t lens2[2] = {4, 11};
+        if (rlc_append_cmd(c, 2, argv2, lens2, EXP_IDENT_AOF, RL_OP_OTHER, 0, now)) return -1;
+        rl_info_init(&c->ninfo);
+        c->info_refused = 0;
+        c->ident_pending = 2;
     }
     return rlc_queue_scripts(c, now);
 }
@@ -961,6 +1119,7 @@ int rlc_next_reply(rl_conn *c)
     if (c->reader->ridx == -1) {
         memset(&c->slot, 0, sizeof(c->slot));
         memset(&c->push, 0, sizeof(c->push));
+        c->flat = 0;
     }
     if (redisReaderGetReply(c->reader, &obj) != REDIS_OK) return -1;
     return obj != NULL;

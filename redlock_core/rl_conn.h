@@ -22,7 +22,9 @@ enum {
     EXP_AUTH,
     EXP_SELECT,
     EXP_SCRIPT,
-    EXP_IDENT,
+    EXP_IDENT,     /* INFO server: run_id, uptime */
+    EXP_IDENT_AOF, /* INFO persistence: aof_enabled (the last of the identity) */
+    EXP_TIME,      /* TIME, pipelined ahead of a SET at most once a second: the clock-step check */
     EXP_MINE,
     EXP_LATE,
     EXP_LATE_SCRIPT,    /* late, its script kept: sent again on NOSCRIPT */
@@ -175,7 +177,21 @@ struct rl_conn {
     uint64_t abandoned_us;   /* when the last connection was given up */
     int sock_timedout;       /* the kernel gave up (ETIMEDOUT): treat as rlc_abandon */
     char run_id[41]; /* the server's, learnt at connect ("" unknown) */
-    int ident_pending;
+    int ident_pending; /* INFO replies of the identity still due */
+    /* restart-safe quorum (API.md "Restarted nodes"): the INFO answers being
+     * read, when the first came, the run_id last known (kept across
+     * reconnects: a new one is a restart) and what it says of the server */
+    rl_info ninfo;
+    uint64_t info_at_us, info_sent_us;
+    int info_refused;
+    char last_run_id[41];
+    rl_ident ident;
+    /* the clock-step check: the server's wall clock minus our monotonic
+     * clock at the last sample, when, and that sample's round trip */
+    int clk_known;
+    int64_t clk_off_us;
+    uint64_t clk_at_us, clk_rtt_us, clk_asked_us;
+    long long ntime[2]; /* TIME's answer being read: seconds, microseconds (-1 none) */
     uint64_t down_until_us;
     int backoff_ms;
     int down_err; /* why the node is in back-off */
@@ -186,6 +202,7 @@ struct rl_conn {
     int conf_shared; /* other threads read conf (the watchdog's): it never changes */
     rl_node_stats st;
     rl_reply slot; /* the reader's callbacks write here: no allocation per reply */
+    int flat;      /* the reply being read is a top-level array of 3 taken apart (rl_reply.aux) */
     /* per fan-out */
     uint64_t deadline_us, sent_us;
     int reused; /* was open before this call: may be stale */
@@ -245,5 +262,14 @@ short rlc_events(const rl_conn *c);
  * 1 a reply, 0 none complete yet, -1 protocol error (c->reader->errstr). */
 int rlc_feed(rl_conn *c, const char *buf, size_t len);
 int rlc_next_reply(rl_conn *c);
+/* The identity's INFO replies were read (the last one at now): what they say
+ * of the server into c->ident (a new run_id: a new incarnation). */
+void rlc_ident_done(rl_conn *c, uint64_t now);
+/* One sample of the server's wall clock (server_us, asked at sent_us, read
+ * at now): a forward step by more than the drift since the last sample marks
+ * c->ident (step_at_us, step_ms). */
+void rlc_clock_sample(rl_conn *c, int64_t server_us, uint64_t sent_us, uint64_t now);
+/* TIME is due on this connection (ahead of a SET: at most once a second) */
+int rlc_time_due(const rl_conn *c, uint64_t now);
 
 #endif

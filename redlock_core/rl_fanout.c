@@ -123,6 +123,16 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
         rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
         return -1;
     }
+    if (cmd->clock_check && c->ident.known && rlc_time_due(c, now)) {
+        /* at most once a second, ahead of a SET we send anyway: the node's
+         * clock against ours (no extra round trip); its answer comes first */
+        static const char *const targv[1] = {"TIME"};
+        static const size_t tlen[1] = {4};
+        if (rlc_append_cmd(c, 1, targv, tlen, EXP_TIME, RL_OP_OTHER, 0, now) == 0) {
+            c->ntime[0] = c->ntime[1] = -1;
+            c->clk_asked_us = now; /* (not asked again within a second) */
+        }
+    }
     if (rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) != 0) {
         rlc_fail_res(c, r, RL_E_NOMEM, "too many commands in flight");
         return -1;
@@ -130,6 +140,7 @@ static int node_send(fan *f, int i, uint64_t now, int allow_retry)
     if (cmd->op == RL_OP_RELEASE) rlc_owed_del(c, cmd->tag); /* in order behind its SET from now on */
     if (r->sent) r->resent = 1; /* the old connection may have delivered it: an answer here speaks of both */
     r->sent = 1;
+    r->id = c->ident; /* what is known of its server so far (a new connection's INFO updates it) */
     c->sent_us = now;
     if (c->state == ST_READY) {
         c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
@@ -230,7 +241,10 @@ static int on_reply(fan *f, int i, uint64_t now)
          * only ever counted from a node whose server is known: the counted
          * votes of a call come from distinct servers. A pair seen only
          * later fails the next call that uses both. */
-        c->ident_pending = 0;
+        if (c->ident_pending > 0) c->ident_pending--;
+        c->info_at_us = now;
+        c->info_sent_us = e.sent_us;
+        if (rp->type == RL_REPLY_ERROR) c->info_refused = 1; /* NOPERM: an ACL without INFO */
         f->ident_seen = 1;
         if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
             r->state == RL_PENDING) {
@@ -238,6 +252,20 @@ static int on_reply(fan *f, int i, uint64_t now)
             rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
             return 1;
         }
+        return 0;
+    case EXP_IDENT_AOF:
+        /* the last of the identity: what the server is, before its answer */
+        if (c->ident_pending > 0) c->ident_pending--;
+        if (rp->type == RL_REPLY_ERROR) c->info_refused = 1;
+        rlc_ident_done(c, now);
+        if (r->state == RL_PENDING) r->id = c->ident; /* known before its answer: the call may wait for it */
+        f->ident_seen = 1;
+        return 0;
+    case EXP_TIME:
+        /* the clock-step check (API.md "Restarted nodes"): refused (an ACL) or odd, no sample */
+        if (rp->type == RL_REPLY_ARRAY && rp->integer == 2 && c->ntime[0] > 0 && c->ntime[1] >= 0 &&
+            c->ntime[1] < 1000000)
+            rlc_clock_sample(c, (int64_t)c->ntime[0] * 1000000 + c->ntime[1], e.sent_us, now);
         return 0;
     case EXP_SUB:
     case EXP_UNSUB:
@@ -290,6 +318,7 @@ static int on_reply(fan *f, int i, uint64_t now)
         if (r->state != RL_PENDING) return 0;
         r->latency_us = now - c->sent_us;
         r->reply = *rp;
+        r->id = c->ident;
         c->backoff_ms = 0;
         c->down_until_us = 0;
         if (rp->type == RL_REPLY_ERROR) {
@@ -731,7 +760,16 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     }
     f.ignore_backoff = usable < rl_quorum(n);
     for (int i = 0; i < n; i++) {
-        if (cmd->nowait && (cmd->skip >> i & 1)) continue;
+        if (cmd->skip >> i & 1) {
+            /* not asked (a repair sent to some nodes only): failed for this
+             * call without a reason of the node's (no stats) */
+            if (!cmd->nowait) {
+                res[i].state = RL_FAILED;
+                res[i].err = RL_E_DOWN;
+                snprintf(res[i].reason, sizeof(res[i].reason), "not asked");
+            }
+            continue;
+        }
         if (node_send(&f, i, now, 1) != 0 && decide && decide(ud, res, n)) decided = 1;
     }
     if (decided) decided = is_decided(&f, decide, ud, now);

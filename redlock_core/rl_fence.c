@@ -30,6 +30,22 @@ static int fence_decide(void *floor, const rl_result *res, int n)
     return rl_quorum_decided(res, n, is_at_least, floor);
 }
 
+/* Phase 2 with nodes whose counter phase 1 found not raised yet: their
+ * answer is waited for too (or their timeout), so that the first fenced lock
+ * after a restart raises them for good (rs->fence_inc) */
+typedef struct raise_wait {
+    int64_t m;
+    uint64_t unraised; /* bit i: node i answered phase 1 unraised */
+} raise_wait;
+
+static int raise_decide(void *ud, const rl_result *res, int n)
+{
+    raise_wait *rw = ud;
+    for (int i = 0; i < n; i++)
+        if ((rw->unraised >> i & 1) && res[i].state == RL_PENDING) return 0;
+    return rl_quorum_decided(res, n, is_at_least, &rw->m);
+}
+
 /* Phase 2 copies M, the largest INCR answer, to every node: one hostile (or
  * damaged) node answering near 2^53 would push every honest counter there,
  * and later fences would fail (the raise refuses 2^53) or jump. So an INCR
@@ -72,11 +88,30 @@ static int incr_outlier(const rl_result *res, int n)
     return answers >= 2 && a1 - a2 > RL_FENCE_MAX_JUMP ? top : -1;
 }
 
+/* API.md "Restarted nodes": a node that restarted without its data has a
+ * counter that started again from 0, so a quorum of INCR answers counting
+ * it may miss every node that holds the last fence handed out. It counts
+ * for a fence only once phase 2 raised its counter to a quorum's (rs->fence_inc). */
+static int unraised(const rl_restart *rs, const rl_result *r, int i)
+{
+    const rl_ident *id = &r->id;
+    return rs && r->state == RL_ANSWERED && id->known && !id->aof && (id->restarted || rs->sus_inc[i] == id->inc) &&
+           rs->fence_inc[i] != id->inc;
+}
+
+static int unraised_ok(const rl_restart *rs, const rl_result *res, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) k += unraised(rs, &res[i], i) && incr_ok(&res[i].reply, NULL);
+    return k;
+}
+
 /* phase 1: a quorum of believable answers, or no longer possible */
 static int incr_decide(void *ud, const rl_result *res, int n)
 {
-    (void)ud;
+    const rl_restart *rs = ud;
     rl_tally t = rl_count(res, n, incr_ok, NULL);
+    t.ok -= unraised_ok(rs, res, n);
     if (incr_outlier(res, n) >= 0) t.ok--;
     int q = rl_quorum(n);
     return t.ok >= q || t.ok + t.pending < q;
@@ -120,10 +155,13 @@ static int fence_phase(const rl_ctx *c, const rl_cmd *cmd, rl_decide_fn decide, 
     int n = c->n, q = rl_quorum(n);
     if (c->tp->fanout(c->tp->ctx, cmd, res, n, decide, ud) != 0) return RL_ERROR;
     if (decide == incr_decide) distrust(res, n);
-    rl_tally t = rl_count(res, n, yes, ud);
-    rl_fill_call(call, res, n, yes, ud);
+    rl_tally t = rl_count(res, n, yes, yes == incr_ok ? NULL : ud);
+    rl_fill_call(call, res, n, yes, yes == incr_ok ? NULL : ud);
+    int unr = decide == incr_decide ? unraised_ok(c->rs, res, n) : 0;
+    t.ok -= unr;
     if (t.ok >= q) return RL_ACQUIRED;
-    return t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
+    /* (a counter not raised yet is no failure, but the quorum it cannot make is missing) */
+    return t.failed + unr > n - q ? RL_NO_QUORUM : RL_CONFLICT;
 }
 
 int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence, rl_call *call)
@@ -137,6 +175,15 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
 
     *fence = 0;
     if (n < 1 || n > RL_MAX_NODES || !fence_key || fence_keylen == 0) return RL_ERROR;
+    /* the SET's answers (call->res, when given) already tell which nodes are
+     * not raised yet, and which vote: phase 2 waits for those, also when
+     * phase 1 was decided without them */
+    uint64_t unr = 0, voting = 0;
+    for (int i = 0; call && c->rs && i < n; i++) {
+        if (unraised(c->rs, &res[i], i)) unr |= (uint64_t)1 << i;
+        if (res[i].state == RL_ANSWERED && res[i].id.known && c->rs->ok_inc[i] == res[i].id.inc)
+            voting |= (uint64_t)1 << i;
+    }
 
     /* (1) INCR on all nodes; M = the largest answer of the quorum. Any
      * quorum of a later acquisition meets a quorum that (2) raised to M. */
@@ -146,8 +193,8 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argvlen[0] = 4;
     cmd.argv[1] = fence_key;
     cmd.argvlen[1] = fence_keylen;
-    if ((r = fence_phase(c, &cmd, incr_decide, incr_ok, NULL, res, call)) != RL_ACQUIRED) return r;
-    int64_t m = largest(res, n, 1);
+    if ((r = fence_phase(c, &cmd, incr_decide, incr_ok, c->rs, res, call)) != RL_ACQUIRED) return r;
+    int64_t m = largest(res, n, 1); /* (an unraised node's answer is lower: it only ever raises M) */
 
     /* (2) raise every counter to M: without it a later quorum that misses
      * the node which answered M could hand out M again */
@@ -164,7 +211,27 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     cmd.argv[4] = mbuf;
     cmd.argvlen[4] = (size_t)snprintf(mbuf, sizeof(mbuf), "%lld", (long long)m);
     cmd.script = rl_script_fence_raise;
-    if ((r = fence_phase(c, &cmd, fence_decide, is_at_least, &m, res, call)) != RL_ACQUIRED) return r;
+    raise_wait rw = {.m = m, .unraised = unr};
+    /* voting: nodes that voted when this phase 1 ran (past their grace) */
+    for (int i = 0; i < n; i++) {
+        if (unraised(c->rs, &res[i], i)) rw.unraised |= (uint64_t)1 << i;
+        if (c->rs && res[i].state == RL_ANSWERED && c->rs->ok_inc[i] == res[i].id.inc) voting |= (uint64_t)1 << i;
+    }
+    if ((r = fence_phase(c, &cmd, rw.unraised ? raise_decide : fence_decide, is_at_least, &rw.m, res, call)) !=
+        RL_ACQUIRED)
+        return r;
+    /* Counters raised to M count for the next fences, if M came from a phase
+     * 1 that began once the node votes again (up for the grace): by then every
+     * lock() whose phase 2 reached the node before its restart has returned
+     * (a lock returns within its TTL), so M is above its fence. A raise with
+     * an M from before (a lock() running across the restart) is not enough:
+     * the model check (redlock_core/model, variant restart-any-raise) finds
+     * the counterexample. */
+    if (c->rs)
+        for (int i = 0; i < n; i++)
+            if (res[i].state == RL_ANSWERED && is_at_least(&res[i].reply, &m) && res[i].id.known &&
+                (voting >> i & 1) && c->rs->fence_inc[i] != res[i].id.inc)
+                c->rs->fence_inc[i] = res[i].id.inc;
 
     *fence = m;
     return RL_ACQUIRED;

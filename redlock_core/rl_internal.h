@@ -82,6 +82,25 @@ int rl_conn_backoff_ms(const rl_conn *conn);
  * are one server: RL_E_SAME_SERVER. */
 const char *rl_conn_run_id(const rl_conn *conn);
 
+/* INFO's answer ("field:value\r\n" lines, sections "# Name"), parsed
+ * without allocation: what is found is set, the rest left as it was. Input
+ * from the node: any bytes, any length. */
+typedef struct rl_info {
+    char run_id[41];          /* 40 lowercase hex, "" not found */
+    long long uptime_s;       /* uptime_in_seconds, -1 not found */
+    int aof;                  /* aof_enabled: 0/1, -1 not found */
+    long long server_time_us; /* server_time_usec, -1 not found */
+} rl_info;
+void rl_info_init(rl_info *info);
+void rl_info_parse(const char *s, size_t len, rl_info *info);
+
+/* Restart-safe quorum (rl_lock.c), exposed for the unit tests: which nodes
+ * of a call's answers count toward the quorum. Returns a bit mask (bit i:
+ * node i votes); sets res[i].novote_ms/up_ms of those that do not, and
+ * records what it judged in rs. *wait: some node's vote cannot be judged
+ * before every node has answered (or failed). drift_factor: of the grace. */
+uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now_us, double drift_factor, int *wait);
+
 /* ---- RESP encoding (rl_resp.c) ---- */
 
 /* RESP encoding of a command into buf; returns bytes needed (may exceed cap:

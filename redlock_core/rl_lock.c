@@ -36,15 +36,42 @@ const char rl_script_release_sha[] = "d3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a";
  * - with a second key, the attempt's nonce (ARGV[4]) in KEYS[2], with the
  *   same TTL (an attempt with a caller-chosen token: its cleanup, the release
  *   script with that key, then deletes only what this attempt set). */
+/* The longest TTL asked for (API.md "Restarted nodes"), kept on each node in
+ * the key given (prefix . "\0redlock:maxttl") as "<ms>:<created>", created
+ * the node's TIME in ms when the key was made: m gets the stored TTL (0
+ * none), a the key's age in ms (-1 none), both as they were before; the key
+ * is written only when ttl exceeds the stored TTL. TIME before a write needs
+ * effects replication: the default from Redis 7, asked for before. */
+#define RL_LUA_MAXTTL(mk, ttl)                                                                                     \
+    "local t = redis.call(\"time\") local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "      \
+    "local m, a, c = 0, -1, now local v = redis.call(\"get\"," mk ") "                                           \
+    "if v then local x, y = string.match(v, \"^(%d+):(%d+)$\") if x then m = tonumber(x) c = tonumber(y) "       \
+    "a = now - c if a < 0 then a = 0 end end end "                                                               \
+    "if tonumber(" ttl ") > m then redis.call(\"set\"," mk "," ttl " .. \":\" .. string.format(\"%d\", c)) end "
+/* An attempt done by script: SET NX PX, and when it set the key,
+ * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
+ *   holding back stand down (a waiter's attempt);
+ * - with a second key, the attempt's nonce (ARGV[4]) in KEYS[2], with the
+ *   same TTL (an attempt with a caller-chosen token: its cleanup, the release
+ *   script with that key, then deletes only what this attempt set).
+ * With ARGV[5], the maxttl key: raised to the TTL if lower, and the answer
+ * is [SET's answer, stored TTL, its age] (rl_reply.aux). */
 const char rl_script_acquire[] =
+    "if ARGV[5] and redis.replicate_commands then redis.replicate_commands() end "
     "local r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) "
     "if r then if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
     "if ARGV[3] ~= \"\" then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1] .. \"\\0\" .. ARGV[3],\"acquired\") end "
-    "end return r";
-const char rl_script_acquire_sha[] = "cdd2f51f53ab95026361d0f7b8ed3ea5dfb3072f";
+    "end if not ARGV[5] then return r end " RL_LUA_MAXTTL("ARGV[5]", "ARGV[2]") "return {r, m, a}";
+const char rl_script_acquire_sha[] = "97b77d76a61b99fba77e985b4ba52bcb4d70c9a1";
+/* compare-and-pexpire; with ARGV[3], the maxttl key (as above): the answer is
+ * [1 extended, 0 another owner's key, -1 no key; stored TTL; its age] */
 const char rl_script_extend[] =
-    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
-const char rl_script_extend_sha[] = "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10";
+    "if ARGV[3] and redis.replicate_commands then redis.replicate_commands() end "
+    "local v = redis.call(\"get\",KEYS[1]) local r = 0 "
+    "if v == ARGV[1] then r = redis.call(\"pexpire\",KEYS[1],ARGV[2]) elseif not v then r = -1 end "
+    "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL("ARGV[3]", "ARGV[2]")
+    "return {r, m, a}";
+const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
 
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor)
 {
@@ -60,6 +87,123 @@ int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us)
 {
     if (now_us >= info->valid_until_us) return 0;
     return (int64_t)((info->valid_until_us - now_us) / 1000);
+}
+
+/* ---- restart-safe quorum (API.md "Restarted nodes"; the reasoning: HACKING.md) ---- */
+/* uptime_in_seconds is the difference of two whole wall-clock seconds: up to
+ * 1 s off either way. A key must be older than our estimate of the uptime by
+ * this much to prove the node younger than the cluster's state, so that a
+ * brand-new cluster is never taken for a restarted one. */
+#define RL_AGE_MARGIN_MS 1000
+/* a node up this long has forgotten nothing that any TTL could still need */
+#define RL_UPTIME_CAP_MS ((int64_t)2147483647 + 2 * RL_AGE_MARGIN_MS)
+
+/* the grace of a node that restarted without its data */
+static int64_t grace_ms(const rl_restart *rs, int64_t maxttl, double drift_factor)
+{
+    if (rs->grace_ms > 0) return rs->grace_ms;
+    if (maxttl <= 0) return 0; /* no client of this list ever asked for a TTL: nothing to forget */
+    return maxttl + (int64_t)((double)maxttl * drift_factor) + 2;
+}
+
+static int has_maxttl(const rl_result *r) { return r->state == RL_ANSWERED && r->reply.naux == 2; }
+
+static void record(rl_restart *rs, rl_result *r, int i, int64_t novote, int64_t up, uint64_t now)
+{
+    r->novote_ms = novote;
+    r->up_ms = up;
+    r->novote_clock = 0;
+    rs->novote_ms[i] = novote;
+    rs->up_ms[i] = up;
+    rs->judged_us[i] = now;
+    rs->novote_clock[i] = 0;
+}
+
+uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, double drift_factor, int *wait)
+{
+    uint64_t mask = 0;
+    int pending = 0, waiting = 0, q = rl_quorum(n);
+    int64_t m = rs->maxttl_ms;
+    for (int i = 0; i < n; i++) {
+        if (res[i].state == RL_PENDING) pending++;
+        if (has_maxttl(&res[i]) && res[i].reply.aux[0] > m) m = res[i].reply.aux[0];
+    }
+    rs->maxttl_ms = m;
+    for (int i = 0; i < n; i++) {
+        rl_result *r = &res[i];
+        const rl_ident *id = &r->id;
+        uint64_t bit = (uint64_t)1 << i;
+        r->novote_ms = 0;
+        if (r->state != RL_ANSWERED) continue;
+        if (id->known && id->step_at_us && now >= id->step_at_us) {
+            /* its wall clock stepped forward: keys there expired early, as
+             * good as lost; out for the grace from the step (any AOF) */
+            int64_t since = (int64_t)((now - id->step_at_us) / 1000u), g = grace_ms(rs, m, drift_factor);
+            if (since < g) {
+                record(rs, r, i, g - since, since, now);
+                r->novote_clock = rs->novote_clock[i] = 1;
+                continue;
+            }
+        }
+        if (!id->known || id->aof || rs->ok_inc[i] == id->inc) {
+            /* no INFO (the node votes unchecked), its data survives a
+             * restart, or this incarnation was judged already */
+            if (rs->ok_inc[i] != id->inc || !id->known) record(rs, r, i, 0, 0, now);
+            mask |= bit;
+            continue;
+        }
+        /* est: how long it has been up, up to 1 s off either way (RL_AGE_MARGIN_MS);
+         * up: what it has been up at least, for the grace */
+        int64_t est = now > id->up_since_us ? (int64_t)((now - id->up_since_us) / 1000u) : 0;
+        int64_t up = est > RL_AGE_MARGIN_MS ? est - RL_AGE_MARGIN_MS : 0;
+        if (up >= RL_UPTIME_CAP_MS) {
+            rs->ok_inc[i] = id->inc;
+            record(rs, r, i, 0, est, now);
+            mask |= bit;
+            continue;
+        }
+        if (!id->restarted && rs->sus_inc[i] != id->inc) {
+            /* First sight of a young node without AOF: it lost its data if
+             * the cluster had state before it started, i.e. another node's
+             * maxttl key is older than this node's uptime. A brand-new
+             * cluster (keys younger than every node, or none) votes at once. */
+            int sus = 0;
+            for (int j = 0; j < n; j++)
+                if (j != i && has_maxttl(&res[j]) && res[j].reply.aux[1] > est + RL_AGE_MARGIN_MS) sus = 1;
+            if (!sus && pending) {
+                waiting++; /* not judged before the others have answered */
+                continue;
+            }
+            if (!sus) {
+                rs->ok_inc[i] = id->inc;
+                record(rs, r, i, 0, est, now);
+                mask |= bit;
+                continue;
+            }
+            rs->sus_inc[i] = id->inc;
+        } else {
+            rs->sus_inc[i] = id->inc;
+        }
+        /* restarted empty: out of the quorum until up for the grace. With
+         * 'auto' the longest TTL must be known from enough other nodes to
+         * meet every quorum that may still hold a lock it forgot */
+        int64_t g = grace_ms(rs, m, drift_factor);
+        int others = 0;
+        for (int j = 0; j < n; j++) others += j != i && has_maxttl(&res[j]);
+        if (up >= g && (rs->grace_ms > 0 || others >= n - q + 1)) {
+            rs->ok_inc[i] = id->inc;
+            record(rs, r, i, 0, est, now);
+            mask |= bit;
+            continue;
+        }
+        if (up >= g && pending) {
+            waiting++;
+            continue;
+        }
+        record(rs, r, i, g > up ? g - up : 1, est, now);
+    }
+    *wait = waiting > 0 && pending > 0;
+    return mask;
 }
 
 rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud)
@@ -133,6 +277,47 @@ static int decide_ok_one(void *ud, const rl_result *res, int n)
 {
     (void)ud;
     return rl_quorum_decided(res, n, is_one, NULL);
+}
+
+/* An acquisition's SET answers with the restart check (c->rs): only the OKs
+ * of voting nodes count; while a node's vote cannot be judged yet, the call
+ * waits for the others' answers (their maxttl and its age) */
+typedef struct votes {
+    const rl_ctx *c;
+    double drift_factor;
+    int wait;
+    uint64_t mask;
+} votes;
+
+static tally count_votes(votes *v, rl_result *res, int n)
+{
+    tally t = count(res, n, is_ok_status);
+    if (!v || !v->c->rs) return t;
+    uint64_t now = v->c->clock->now_us(v->c->clock->ctx);
+    v->mask = rl_vote_mask(v->c->rs, res, n, now, v->drift_factor, &v->wait);
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_ANSWERED && !(v->mask >> i & 1) && is_ok_status(&res[i].reply, NULL)) {
+            t.ok--;
+            t.no++; /* (tally.no: counted apart by the caller, see novote) */
+        }
+    return t;
+}
+
+static int decide_votes(void *ud, const rl_result *res, int n)
+{
+    votes *v = ud;
+    tally t = count_votes(v, (rl_result *)res, n);
+    int q = rl_quorum(n);
+    if (v->wait) return 0;
+    return t.ok >= q || t.ok + t.pending < q;
+}
+
+/* nodes that set the key but do not count (restarted, API.md "Restarted nodes") */
+static int novote(const rl_result *res, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) k += res[i].state == RL_ANSWERED && res[i].novote_ms > 0 && is_ok_status(&res[i].reply, NULL);
+    return k;
 }
 
 /* is_locked and is_held must also tell "no" from "could not ask a quorum":
@@ -368,6 +553,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     int nonced = o->token != NULL;
     char nkey[RL_MAX_KEY + 2], nonce[RL_TOKEN_LEN + 1], noshard[1] = {'\0'};
     size_t ttllen = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
+    const rl_restart *rs = c->rs;
     if (nonced) {
         if (keylen > RL_MAX_KEY) return RL_ERROR;
         memcpy(nkey, key, keylen);
@@ -377,10 +563,18 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         arg(&set, ttlbuf, ttllen);
         arg(&set, noshard, 0);
         arg(&set, nonce, RL_TOKEN_LEN);
+        if (rs) arg(&set, rs->maxttl_key, rs->maxttl_keylen);
         eval_cmd(&rel, rl_script_release, rl_script_release_sha, key, keylen, nkey, info->token, info->token_len);
         release_id(&rel);
         arg(&rel, nonce, RL_TOKEN_LEN);
         release_tag(&rel, key, keylen, info->token);
+    } else if (rs) {
+        /* the script raises the maxttl key and answers it (no extra round trip) */
+        script_cmd(&set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, ttllen);
+        arg(&set, noshard, 0);
+        arg(&set, noshard, 0);
+        arg(&set, rs->maxttl_key, rs->maxttl_keylen);
+        release_cmd(&rel, key, keylen, info->token);
     } else {
         memset(&set, 0, sizeof(set));
         arg(&set, "SET", 3);
@@ -393,6 +587,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     }
     set.op = RL_OP_SET;
     set.tag = rl_lock_tag(key, keylen, info->token, info->token_len);
+    set.clock_check = rs != NULL;
     /* after a failed attempt the release is only queued: each connection
      * keeps it behind our SET, so a hung node costs the next attempt nothing */
     rel.nowait = 1;
@@ -415,6 +610,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         ann = set;
         ann.argv[7] = shard; /* ARGV[3] */
         ann.argvlen[7] = 1;
+    } else if (w && rs) {
+        ann = set;
+        ann.argv[6] = shard; /* ARGV[3] */
+        ann.argvlen[6] = 1;
     } else if (w) {
         script_cmd(&ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, ttllen);
         arg(&ann, shard, 1);
@@ -431,14 +630,17 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         /* a waiter's later attempts tell the other waiters of its shard when
          * they win, if there are some that hold back (three or more) */
         const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &ann : &set;
-        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide_ok_set, NULL) != 0) {
+        votes v = {.c = c, .drift_factor = o->drift_factor};
+        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, rs ? decide_votes : decide_ok_set, rs ? &v : NULL) != 0) {
             outcome = RL_ERROR;
             break;
         }
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
         slot_us = t1 - t0;
-        tally t = count(res, n, is_ok_status);
         fill_call(call, res, n, is_ok_status);
+        tally t = count_votes(rs ? &v : NULL, res, n);
+        int nv = rs ? novote(res, n) : 0;
+        if (call) call->ok = t.ok;
         /* spec: on failure, unlock all instances, including those that did
          * not answer (their SET may still land). Not those that answered nil:
          * our SET did not land there (the release would find nothing of this
@@ -464,7 +666,9 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
                 break;
             }
         }
-        outcome = t.failed > n - q ? RL_NO_QUORUM : RL_CONFLICT;
+        /* a node out of the quorum after a restart is no failure, but the
+         * quorum it cannot make is missing as if it were down */
+        outcome = t.failed + nv > n - q ? RL_NO_QUORUM : RL_CONFLICT;
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
         if (any) {
             rl_result rr[RL_MAX_NODES];
@@ -531,6 +735,61 @@ static void no_validity(rl_lock_info *info)
     info->validity_ms = 0;
 }
 
+/* API.md "Restarted nodes": a node that restarted without its data after
+ * the lock was last confirmed (acquired or extended) answers the extend with
+ * -1, no key: it gets our key back, SET NX (never over another owner's key),
+ * and its OK then counts for this extend like the nodes that extended it: it
+ * holds our token, and no other lock counted this node since its restart
+ * (it was out of the quorum). A key missing on a node that did not restart
+ * (expired, force-released) is left missing. One more round trip, only then. */
+/* a node that may have lost our key in a restart since the lock was last confirmed */
+static int restarted_since(const rl_result *r, uint64_t since_us)
+{
+    /* (its start is known to 1 s either way: a node that started up to
+     * 2 s before may be repaired too, harmless: it is our lock, SET NX) */
+    return r->id.known && !r->id.aof && r->id.up_since_us + 1000000u > since_us;
+}
+
+/* extend with the restart check: decided as usual, but not before a node
+ * that restarted since (its identity came ahead of its answer) has answered:
+ * its key is repaired in this extend */
+static int decide_extend(void *ud, const rl_result *res, int n)
+{
+    const rl_lock_info *info = ud;
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_PENDING && restarted_since(&res[i], info->start_us)) return 0;
+    return rl_quorum_decided(res, n, is_one, NULL);
+}
+
+static void repair(const rl_ctx *c, const char *key, size_t keylen, const char *token, const char *ttl, size_t ttllen,
+                   const rl_lock_info *info, rl_result *res)
+{
+    int n = c->n;
+    uint64_t fix = 0;
+    for (int i = 0; i < n; i++) {
+        const rl_result *r = &res[i];
+        if (r->state == RL_ANSWERED && r->reply.type == RL_REPLY_INTEGER && r->reply.integer == -1 &&
+            restarted_since(r, info->start_us))
+            fix |= (uint64_t)1 << i;
+    }
+    if (!fix) return;
+    rl_cmd set;
+    memset(&set, 0, sizeof(set));
+    arg(&set, "SET", 3);
+    arg(&set, key, keylen);
+    arg(&set, token, strlen(token));
+    arg(&set, "NX", 2);
+    arg(&set, "PX", 2);
+    arg(&set, ttl, ttllen);
+    set.op = RL_OP_SET;
+    set.tag = rl_lock_tag(key, keylen, token, strlen(token));
+    set.skip = ~fix;
+    rl_result rr[RL_MAX_NODES];
+    if (c->tp->fanout(c->tp->ctx, &set, rr, n, NULL, NULL) != 0) return;
+    for (int i = 0; i < n; i++)
+        if ((fix >> i & 1) && rr[i].state == RL_ANSWERED && is_ok_status(&rr[i].reply, NULL)) res[i].reply.integer = 1;
+}
+
 int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token, int ttl_ms, double drift_factor,
               rl_lock_info *info, rl_call *call)
 {
@@ -540,14 +799,21 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     char ttlbuf[24];
     rl_cmd ext;
     if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1) return RL_ERROR;
-    script_cmd(&ext, rl_script_extend, rl_script_extend_sha, key, keylen, token, ttlbuf,
-               fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms));
+    size_t ttllen = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
+    script_cmd(&ext, rl_script_extend, rl_script_extend_sha, key, keylen, token, ttlbuf, ttllen);
+    if (c->rs) arg(&ext, c->rs->maxttl_key, c->rs->maxttl_keylen); /* raise and learn the longest TTL */
 
     uint64_t t0 = c->clock->now_us(c->clock->ctx);
-    if (c->tp->fanout(c->tp->ctx, &ext, res, n, decide_ok_one, NULL) != 0) {
+    if (c->tp->fanout(c->tp->ctx, &ext, res, n, c->rs ? decide_extend : decide_ok_one, c->rs ? info : NULL) != 0) {
         /* some nodes may have got the PEXPIRE */
         cap_validity(info, t0, c->clock->now_us(c->clock->ctx), ttl_ms, drift_factor);
         return RL_ERROR;
+    }
+    if (c->rs) {
+        repair(c, key, keylen, token, ttlbuf, ttllen, info, res);
+        for (int i = 0; i < n; i++) /* learn the longest TTL */
+            if (res[i].state == RL_ANSWERED && res[i].reply.naux == 2 && res[i].reply.aux[0] > c->rs->maxttl_ms)
+                c->rs->maxttl_ms = res[i].reply.aux[0];
     }
     uint64_t t1 = c->clock->now_us(c->clock->ctx);
     tally t = count(res, n, is_one);

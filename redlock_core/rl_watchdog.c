@@ -61,6 +61,10 @@ struct rl_watch {
     /* fixed at start: read by the thread without the mutex while it holds a reference */
     char *key;
     size_t keylen;
+    /* restart_grace != 0: key[0, prefix_len) . RL_MAXTTL_SUFFIX, raised and
+     * repaired at each extension like extend() (API.md "Restarted nodes"); NULL: off */
+    char *maxttl_key;
+    size_t maxttl_keylen;
     char token[RL_TOKEN_MAX + 1];
     void (*on_lost)(void *arg);
     void *on_lost_arg;
@@ -359,6 +363,7 @@ static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage
 static void watch_free(rl_watch *w)
 {
     free(w->key);
+    free(w->maxttl_key);
     memset(w->token, 0, sizeof(w->token));
     free(w);
 }
@@ -482,7 +487,16 @@ static void extend_one(rl_watch *w, uint64_t now)
     pthread_mutex_unlock(&wd.mu);
 
     rl_call call;
-    int r = rl_extend(&s->ctx, w->key, w->keylen, w->token, ttl, drift, &info, &call);
+    rl_ctx ctx = s->ctx;
+    rl_restart rs; /* only its key: an extension judges no vote */
+    if (w->maxttl_key) {
+        memset(&rs, 0, sizeof(rs));
+        rs.grace_ms = RL_GRACE_AUTO;
+        rs.maxttl_key = w->maxttl_key;
+        rs.maxttl_keylen = w->maxttl_keylen;
+        ctx.rs = &rs;
+    }
+    int r = rl_extend(&ctx, w->key, w->keylen, w->token, ttl, drift, &info, &call);
 
     pthread_mutex_lock(&wd.mu);
     w->busy = 0;
@@ -604,6 +618,17 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
     }
     memcpy(w->key, spec->key, spec->keylen);
     w->keylen = spec->keylen;
+    if (spec->restart_grace && spec->prefix_len <= spec->keylen) {
+        w->maxttl_keylen = spec->prefix_len + RL_MAXTTL_SUFFIX_LEN;
+        w->maxttl_key = malloc(w->maxttl_keylen);
+        if (!w->maxttl_key) {
+            free(w->key);
+            free(w);
+            return NULL;
+        }
+        memcpy(w->maxttl_key, spec->key, spec->prefix_len);
+        memcpy(w->maxttl_key + spec->prefix_len, RL_MAXTTL_SUFFIX, RL_MAXTTL_SUFFIX_LEN);
+    }
     strcpy(w->token, spec->token);
     w->ttl_ms = spec->ttl_ms;
     w->drift_factor = spec->drift_factor;

@@ -132,7 +132,7 @@ summary_count metrics-table "$log_dir/metrics-table.log" "$rc"
 
 section "model check of the fencing protocol (randomized, fixed seed, bounded)"
 make -s -C redlock_core model >"$log_dir/model.log" 2>&1; rc=$?
-sed -n '/^correct .*nodes:/,/^incr-in-set+raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
+sed -n '/^correct .*nodes:/,/^restart-any-raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
 mp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/model.log" | tail -n1)
 mf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/model.log" | tail -n1)
 mp=${mp:-0}; mf=${mf:-0}; [ "$rc" -ne 0 ] && [ "$mf" -eq 0 ] && mf=1

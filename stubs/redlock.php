@@ -11,7 +11,7 @@
  * Option keys accepted per call by lock()/synchronized(): retry_count,
  * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
  * throw_on_lost, auto_extend, max_hold, wake_on_release, token, on_lost. Constructor-only (a \ValueError per call): connect_timeout,
- * timeout, persistent, prefix. Per call only (a \ValueError in the
+ * timeout, persistent, prefix, restart_grace. Per call only (a \ValueError in the
  * constructor): token. Every option but token has an INI default
  * `redlock.<option>` (PHP_INI_ALL).
  */
@@ -69,6 +69,7 @@ final class RedLock
      *     max_hold?: int<0, max>,
      *     on_lost?: 'throw'|(callable(Lock): void)|null,
      *     wake_on_release?: bool,
+     *     restart_grace?: 'auto'|int<0, 2147483647>,
      *     tls?: array{
      *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
      *         local_pk?: string|null, passphrase?: string|null, verify_peer?: bool,
@@ -81,6 +82,11 @@ final class RedLock
      *     auto_release true, throw_on_lost false, auto_extend false,
      *     max_hold 0 ms (no limit), wake_on_release true; each default comes from the INI entry
      *     redlock.<option>. prefix is at most 512 bytes.
+     *     restart_grace ('auto'): how long a node that restarted without its
+     *     data (AOF off) stays out of the quorum: 'auto' = the longest TTL
+     *     asked for under this prefix and node list, plus the drift (kept on
+     *     the nodes, prefix . "\0redlock:maxttl"), an int of ms, or 0 (off);
+     *     constructor and INI only.
      *     fencing => true: each lock also gets Lock::$fence, a positive int
      *     that grows with every fenced acquisition of any resource under
      *     this prefix and node list (two more round trips, in parallel).

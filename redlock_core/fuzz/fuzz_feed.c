@@ -4,13 +4,18 @@
  * or TLS alike): a pure function of the bytes a node sent. The input is cut
  * into chunks (sizes from its first bytes) to exercise replies split across
  * reads; the head of the expected-reply queue alternates between a command's
- * reply and the INFO reply a connection reads its server's run_id from; with
+ * reply and the INFO replies a connection reads its server's run_id, uptime
+ * and aof_enabled from (INFO server, INFO persistence) and the TIME reply of
+ * the clock-step check; the INFO parser
+ * (rl_info_parse) also takes the whole input at once; with
  * bit 1 of the second byte the connection is a subscriber, whose pub/sub
  * arrays are parsed into its push fields (kind, channel hash, payload number).
  *
  * Invariants: no crash/leak/UB; a parsed reply has a known type; its text is
  * NUL-terminated within the slot and never longer than the reply says; the
- * run_id, when taken, is 40 characters; the parser's buffer stays bounded by
+ * run_id, when taken, is 40 characters; INFO fields are -1 or in range (an
+ * uptime below 10^18, aof_enabled 0/1); a reply taken apart ([answer, int,
+ * int]) has naux 0, 1 or 2; the parser's buffer stays bounded by
  * what was fed; a push kind is known, a payload number is -1 or in
  * [0, 10^10), and a command connection never fills its push fields. */
 #include "rl_conn.h"
@@ -33,12 +38,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sub = (data[1] & 2) != 0;
     rl_conn *c = sub ? rl_conn_new_subscriber(&conf) : rl_conn_new(&conf);
     if (!c) return 0;
+    c->ntime[0] = c->ntime[1] = -1;
     size_t chunk = 1 + data[0] % 64;
     int ident = data[1] & 1;
     data += 2;
     size = size - 2;
     for (int k = 0; k < 4; k++)
-        rlc_q_push(c, (unsigned char)(ident && k == 0 ? EXP_IDENT : sub ? EXP_SUB : EXP_MINE), 0, 0, 0);
+        rlc_q_push(c,
+                   (unsigned char)(ident && k == 0   ? EXP_IDENT
+                                   : ident && k == 1 ? EXP_IDENT_AOF
+                                   : ident && k == 2 ? EXP_TIME
+                                   : sub             ? EXP_SUB
+                                                     : EXP_MINE),
+                   0, 0, 0);
+    rl_info info;
+    rl_info_init(&info);
+    rl_info_parse((const char *)data, size, &info);
+    FAIL_IF(info.run_id[0] && strlen(info.run_id) != 40);
+    FAIL_IF(info.uptime_s < -1 || info.uptime_s >= 1000000000000000000LL);
+    FAIL_IF(info.aof < -1 || info.aof > 1);
+    FAIL_IF(info.server_time_us < -1);
     size_t off = 0, replies = 0;
     while (off < size) {
         size_t n = size - off < chunk ? size - off : chunk;
@@ -54,6 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FAIL_IF(c->push.kind < PUSH_NONE || c->push.kind > PUSH_REFUSED);
             FAIL_IF(c->push.number < -1 || c->push.number >= 10000000000LL);
             FAIL_IF(!sub && (c->push.kind != PUSH_NONE || c->push.chan != 0));
+            FAIL_IF(rp->naux < 0 || rp->naux > 2);
+            FAIL_IF(c->ninfo.aof < -1 || c->ninfo.aof > 1 || c->ninfo.uptime_s < -1);
+            FAIL_IF(c->ntime[0] < -1 || c->ntime[1] < -1 || c->ntime[0] >= 1000000000000LL);
             qent e;
             if (c->qlen > 0) rlc_q_pop(c, &e);
             replies++;

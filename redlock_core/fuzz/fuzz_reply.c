@@ -6,7 +6,8 @@
  * closes it. Each call therefore ends at EOF at the latest: no timeouts,
  * fast iterations.
  *
- * Input: byte 0 selects the set-up (password, user, database, EVALSHA with
+ * Input: byte 0 selects the set-up (password, user, database with the
+ * restart checks, EVALSHA with
  * its script for the NOSCRIPT fallback, which call, how many nodes, an
  * acquire that waits on subscriber connections, which read the same bytes); the
  * rest is the byte stream every node sends.
@@ -217,7 +218,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     rl_net net = {.conns = conns, .n = n, .clock = &rl_clock_monotonic};
     rl_transport tp = {rl_net_fanout, &net};
-    rl_ctx ctx = {&tp, &rl_clock_monotonic, &rl_random_system, n, NULL};
+    rl_ctx ctx = {&tp, &rl_clock_monotonic, &rl_random_system, n, NULL, NULL};
+    /* with database 3 also the restart checks (API.md "Restarted nodes"):
+     * the maxttl scripts, their taken-apart answers and the vote mask */
+    static rl_restart rs;
+    if (flags & 4) {
+        memset(&rs, 0, sizeof(rs));
+        rs.grace_ms = (flags & 2) ? 1000 : RL_GRACE_AUTO;
+        rs.maxttl_key = "m";
+        rs.maxttl_keylen = 1;
+        ctx.rs = &rs;
+    }
 
     job_data = data + 1;
     job_len = size - 1;

@@ -21,6 +21,26 @@
  *   no-raise       phases as "correct" without (2)            -- must be caught
  *   incr-in-set+raise  (information only) the INCR inside the SET followed by (2)
  *
+ * With restarts (API.md "Restarted nodes"): a node may also restart empty
+ * (key and counter gone, a new incarnation) at any time, while at most n - q
+ * nodes are within their grace (the operator's part: a quorum never restarts
+ * at once). A node's grace ends once every lock() that began before its
+ * restart has returned (what restart_grace >= the longest TTL gives: a lock
+ * returns within its TTL). Every reply carries the incarnation that ran it.
+ *   restart            "correct", and an INCR answer counts only from an
+ *                      incarnation the client trusts: the first one, or one it
+ *                      saw confirm a raise whose phase (1) began after that
+ *                      incarnation's grace (rl_fence.c)   -- must never violate
+ *   restart-naive      "correct" with restarts, every answer counts (the code
+ *                      before restart_grace)               -- must be caught
+ *   restart-no-raise   an incarnation counts once past its grace, without a
+ *                      raise (its counter restarted from 0) -- must be caught
+ *   restart-any-raise  (information only) trusted after any confirmed raise,
+ *                      its phase (1) begun during the grace: unsafe by the
+ *                      argument in HACKING.md "Restarted nodes", but its
+ *                      counterexample needs several rare steps in a row and
+ *                      the random search has not met one (100000 runs)
+ *
  * Randomized with a fixed seed and a bounded number of runs and steps, so the
  * result is reproducible. Prints the counterexamples found per variant and
  * configuration, the shortest counterexample of each broken variant, and
@@ -42,10 +62,23 @@
 #define MAXOPS (MAXC * OPS)
 #define TRACE_MAX 400
 
-enum variant { V_CORRECT, V_INCR_IN_SET, V_NO_RAISE, V_INCR_IN_SET_RAISE, NVARIANTS };
-static const char *variant_name[NVARIANTS] = {"correct", "incr-in-set", "no-raise", "incr-in-set+raise"};
+enum variant {
+    V_CORRECT,
+    V_INCR_IN_SET,
+    V_NO_RAISE,
+    V_INCR_IN_SET_RAISE,
+    V_RESTART,
+    V_RESTART_NAIVE,
+    V_RESTART_NO_RAISE,
+    V_RESTART_ANY_RAISE,
+    NVARIANTS
+};
+static const char *variant_name[NVARIANTS] = {"correct", "incr-in-set", "no-raise", "incr-in-set+raise",
+                                              "restart", "restart-naive", "restart-no-raise",
+                                              "restart-any-raise"};
 /* expected to be caught (1), never violated (0), information only (-1) */
-static const int variant_broken[NVARIANTS] = {0, 1, 1, -1};
+static const int variant_broken[NVARIANTS] = {0, 1, 1, -1, 0, 1, 1, -1};
+static int has_restarts(int v) { return v >= V_RESTART; }
 
 enum mtype { M_SET, M_SETINCR, M_INCR, M_RAISE, M_REL };
 static const char *mtype_name[] = {"SET", "SET+INCR", "INCR", "RAISE", "REL"};
@@ -58,6 +91,7 @@ typedef struct msg {
     int64_t arg;     /* RAISE: M */
     int ok;          /* reply: SET accepted */
     int64_t val;     /* reply: counter value */
+    int inc;         /* reply: the node's incarnation that ran it */
     int w;           /* delivery weight: 20, or 1 for a slow message (a long delay) */
 } msg;
 
@@ -72,6 +106,8 @@ typedef struct client {
     int res[MAXN];
     int64_t val[MAXN];
     int64_t m;
+    int trust[MAXN];       /* restarts: the incarnation whose INCR answers count */
+    int incr_inc[MAXN];    /* the incarnation phase (1) of this call met, if past its grace then, else -1 */
 } client;
 
 typedef struct op {
@@ -85,6 +121,9 @@ typedef struct world {
     int n, c, variant;
     int holder[MAXN];       /* token holding the key, 0 = none */
     int64_t counter[MAXN];
+    int inc[MAXN];          /* incarnation: bumped by a restart */
+    long restart_at[MAXN];  /* logical time of its last restart, -1 none */
+    int w_restart;
     msg net[MAXMSG];
     int nmsg;
     client cl[MAXC];
@@ -110,6 +149,9 @@ static uint64_t rnd(void)
 static int rnd_below(int n) { return (int)(rnd() % (uint64_t)n); }
 
 static int quorum(int n) { return n / 2 + 1; }
+
+struct world;
+static int graced(const struct world *w, int i);
 
 static void tracef(world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tracef(world *w, const char *fmt, ...)
@@ -147,6 +189,15 @@ static void send_all(world *w, int ci, int type, int64_t arg)
         c->res[i] = R_PENDING;
         c->val[i] = 0;
     }
+}
+
+/* past its grace: every lock() begun before its restart has returned */
+static int graced(const world *w, int i)
+{
+    if (w->restart_at[i] < 0) return 1;
+    for (int o = 0; o < w->nops; o++)
+        if (w->ops[o].start < w->restart_at[i] && w->ops[o].end < 0) return 0;
+    return 1;
 }
 
 static void lock_start(world *w, int ci)
@@ -214,6 +265,7 @@ static void decide(world *w, int ci)
             send_all(w, ci, M_RAISE, c->m);
         } else {
             c->phase = P_INCR;
+            for (int i = 0; i < w->n; i++) c->incr_inc[i] = graced(w, i) ? w->inc[i] : -1;
             send_all(w, ci, M_INCR, 0);
         }
         break;
@@ -232,11 +284,26 @@ static void decide(world *w, int ci)
     }
 }
 
+/* restarts: does this INCR answer count, and does this confirmed raise make
+ * its incarnation trusted? */
+static int incr_counts(const world *w, const client *c, const msg *m)
+{
+    if (w->variant == V_RESTART_NO_RAISE) return m->inc == 0 || m->inc == c->incr_inc[m->node];
+    return !has_restarts(w->variant) || w->variant == V_RESTART_NAIVE || m->inc == c->trust[m->node];
+}
+
+static void raise_confirmed(const world *w, client *c, const msg *m)
+{
+    if (w->variant == V_RESTART_ANY_RAISE || (w->variant == V_RESTART && m->inc == c->incr_inc[m->node]))
+        c->trust[m->node] = m->inc;
+}
+
 /* a node runs one request atomically and answers */
 static void node_exec(world *w, msg *m)
 {
     int i = m->node;
     m->reply = 1;
+    m->inc = w->inc[i];
     switch (m->type) {
     case M_SET:
     case M_SETINCR:
@@ -273,8 +340,11 @@ static void client_reply(world *w, const msg *m)
     int yes;
     switch (c->phase) {
     case P_SET: yes = m->ok; break;
-    case P_INCR: yes = m->val >= 1; break;
-    default: yes = m->val >= c->m; break;
+    case P_INCR: yes = m->val >= 1 && incr_counts(w, c, m); break;
+    default:
+        yes = m->val >= c->m;
+        if (yes) raise_confirmed(w, c, m);
+        break;
     }
     c->res[m->node] = yes ? R_OK : R_NO;
     c->val[m->node] = m->val;
@@ -303,7 +373,15 @@ static int run(world *w)
             wmsg += w->net[k].w;
             nreq += !w->net[k].reply;
         }
-        total = 20L * nc_step + wmsg + (long)w->w_timeout * npend + (long)w->w_expire * nheld + (long)w->w_drop * nreq;
+        /* a restart: of a node past its grace, while fewer than n - q others are within theirs */
+        int ngrace = 0, nrestartable = 0;
+        if (has_restarts(w->variant)) {
+            for (int i = 0; i < w->n; i++) ngrace += !graced(w, i);
+            if (ngrace < w->n - quorum(w->n))
+                for (int i = 0; i < w->n; i++) nrestartable += graced(w, i);
+        }
+        total = 20L * nc_step + wmsg + (long)w->w_timeout * npend + (long)w->w_expire * nheld + (long)w->w_drop * nreq +
+                (long)w->w_restart * nrestartable;
         if (nc_step == 0 && w->nmsg == 0 && npend == 0) break; /* all done */
         if (total == 0) break;
         long r = (long)(rnd() % (uint64_t)total);
@@ -368,7 +446,21 @@ static int run(world *w)
             continue;
         }
         r -= (long)w->w_timeout * npend;
-        {
+        if (r < (long)w->w_restart * nrestartable) {
+            int k = (int)(r / w->w_restart);
+            for (int i = 0; i < w->n; i++) {
+                if (!graced(w, i) || k-- > 0) continue;
+                w->holder[i] = 0;
+                w->counter[i] = 0;
+                w->inc[i]++;
+                w->restart_at[i] = w->now;
+                tracef(w, "t=%ld node %d: restarts empty (incarnation %d)", w->now, i, w->inc[i]);
+                break;
+            }
+            continue;
+        }
+        r -= (long)w->w_restart * nrestartable;
+        if (w->w_expire > 0) {
             int k = (int)(r / w->w_expire);
             for (int i = 0; i < w->n; i++) {
                 if (w->holder[i] == 0 || k-- > 0) continue;
@@ -416,6 +508,8 @@ static void world_init(world *w, int n, int c, int variant, char *trace)
     w->w_expire = rnd_below(4);
     w->w_drop = rnd_below(4);
     w->slow_pct = rnd_below(5) * 10;
+    for (int i = 0; i < n; i++) w->restart_at[i] = -1;
+    w->w_restart = has_restarts(variant) ? 1 + rnd_below(4) : 0;
     w->trace = trace;
     if (trace) trace[0] = '\0';
 }

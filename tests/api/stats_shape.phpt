@@ -23,7 +23,9 @@ foreach ($s1['nodes'] as $name => $n) {
     $k = array_keys($n); sort($k);
     $lk = array_keys($n["latency_us"] ?? []); sort($lk);
     // the documented keys must be there (extra diagnostics are tolerated)
-    if (array_diff(['errors', 'last_error', 'latency_us', 'ok', 'timeouts'], $k) || $lk !== ["max", "p50", "p99"]
+    if (array_diff(['errors', 'last_error', 'latency_us', 'ok', 'timeouts', 'voting', 'not_voting_why'], $k)
+        || $lk !== ["max", "p50", "p99"] || !is_bool($n['voting'])
+        || !(is_null($n['not_voting_why']) || is_string($n['not_voting_why']))
         || !is_int($n['ok']) || !is_int($n['errors']) || !is_int($n['timeouts'])
         || !(is_null($n['last_error']) || is_string($n['last_error']))
         || count(array_filter($n['latency_us'], 'is_int')) !== 3) {
