@@ -346,6 +346,8 @@ typedef struct nodes {
     rl_net net;
     rl_transport tp;
     rl_ctx ctx;
+    rl_restart rs; /* API.md "Restarted nodes" with 'auto': the CLI counts no node restarted empty */
+    char maxttl_key[RL_MAX_KEY + RL_MAXTTL_SUFFIX_LEN];
     int n;
 } nodes;
 
@@ -360,6 +362,18 @@ static int nodes_open(nodes *t, const cli *c)
     t->net = (rl_net){.conns = t->conns, .n = c->n, .clock = &rl_clock_monotonic};
     t->tp = (rl_transport){.fanout = cli_fanout, .ctx = &t->net};
     t->ctx = (rl_ctx){.tp = &t->tp, .clock = &cli_clock, .rnd = &rl_random_system, .n = c->n};
+    /* the restart check of the PHP API's default (restart_grace 'auto'): the
+     * same maxttl key (PREFIX . "\0redlock:maxttl"), so PHP workers and this
+     * program judge a restarted node alike */
+    size_t pl = strlen(c->prefix);
+    if (pl <= RL_MAX_KEY) {
+        memcpy(t->maxttl_key, c->prefix, pl);
+        memcpy(t->maxttl_key + pl, RL_MAXTTL_SUFFIX, RL_MAXTTL_SUFFIX_LEN);
+        t->rs.grace_ms = RL_GRACE_AUTO;
+        t->rs.maxttl_key = t->maxttl_key;
+        t->rs.maxttl_keylen = pl + RL_MAXTTL_SUFFIX_LEN;
+        t->ctx.rs = &t->rs;
+    }
     return 0;
 }
 
@@ -865,7 +879,9 @@ static int run(cli *c, nodes *t, const char *key, size_t keylen, const rl_lock_i
                           .token = info->token,
                           .ttl_ms = (int)c->ttl_ms,
                           .drift_factor = DRIFT_FACTOR,
-                          .max_hold_ms = c->max_hold_ms};
+                          .max_hold_ms = c->max_hold_ms,
+                          .restart_grace = 1, /* as nodes_open: extensions raise and repair */
+                          .prefix_len = strlen(c->prefix)};
     j->w = j->pid > 0 && j->guard > 0 ? rl_watch_start(&spec, info) : NULL;
     int rc = -1;
     if (j->pid < 0 || j->guard < 0) {

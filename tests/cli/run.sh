@@ -465,6 +465,28 @@ kill -KILL "$bg"; bwait "$bg" 2>/dev/null
 wait_until 1000 all_gone "$cpid" "$gpid"
 check command_dies_with_stopped_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after SIGKILL to the stopped redlock"
 
+# ---- a node restarted empty: no second holder (API.md "Restarted nodes", as the PHP API's 'auto') ----
+# A holds the lock on exactly nodes 1-3 (4 and 5 held by another key while it takes it); node 1 is killed
+# and restarted without its data; B, a new process, must not win 1+4+5 while A is valid (node 1 votes again after the grace:
+# the longest TTL used, 6 s). The maxttl key is made 2.5 s before the restart (Redis counts uptime
+# in whole seconds: a node younger than that key is told apart from a fresh cluster only past ~2 s).
+r=restart
+P=$(res "rs:") # a prefix of its own: its maxttl key is this check's (another suite's restarts are not)
+"$BIN" --prefix "$P" -t 6000 restart0 -- true 2>"$tmp/err"; rc=$?
+t0=$(ms)
+rcli "${NODES[3]}" SET "$P$r" foreign PX 10000 >/dev/null; rcli "${NODES[4]}" SET "$P$r" foreign PX 10000 >/dev/null
+start_bg --prefix "$P" -t 6000 "$r" -- sh -c 'echo $REDLOCK_TOKEN > "$0"; sleep 5' "$tmp/tok"
+a=$bg
+wait_until 3000 file_has "$tmp/tok"
+rcli "${NODES[3]}" DEL "$P$r" >/dev/null; rcli "${NODES[4]}" DEL "$P$r" >/dev/null
+ka=$(held_on "$P$r" "$(cat "$tmp/tok")")
+sleep_until $((t0 + 2500))
+bash tests/nodes.sh kill 1 >/dev/null; bash tests/nodes.sh restart 1 >/dev/null
+"$BIN" --prefix "$P" -t 2000 "$r" -- true 2>"$tmp/err2"; rcb=$?
+bwait "$a" 20; rca=$?
+check restart_empty_no_second_holder '[ $rc -eq 0 ] && [ "$ka" = 3 ] && [ $rcb -ne 0 ] && [ $rca -eq 0 ]' \
+    "first rc=$rc, A on $ka nodes, B rc=$rcb (must not be 0: B won the restarted node's vote) $(cat "$tmp/err2"), A rc=$rca $(cat "$tmp/bgerr")"
+
 # ---- TLS: a rediss:// node is never used in clear; the --tls-* settings ----
 "$BIN" --tls-cafile /nonexistent --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
 check tls_node_not_in_clear '[ $rc -eq 69 ] && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err")"
