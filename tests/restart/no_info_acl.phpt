@@ -24,7 +24,8 @@ $r = rl_redis(rl_nodes()[0]);
 $r->cmd('ACL', 'SETUSER', $user, 'on', '>pw-' . $user, '~*', '&*', '+@all', '-info');
 $r->close();
 $l = $rl->lock('r', 5000);
-echo "after node 1 restarted: ", $l ? 'acquired on ' . rl_count_value($p . 'r', $l->token) : 'refused', "\n";
+// (node 1's SET may land a moment after lock() returned: a quorum is what lock() promises)
+echo "after node 1 restarted: ", $l ? 'acquired on a quorum: ' . var_export(rl_count_value($p . 'r', $l->token) >= 3, true) : 'refused', "\n";
 foreach ($rl->stats()['nodes'] as $name => $n) {
     if (!in_array($name, rl_nodes(), true)) continue;
     echo var_export($n['voting'], true), ' ', var_export($n['not_voting_why'], true), "\n";
@@ -41,7 +42,7 @@ rl_restore_nodes();
 ?>
 --EXPECT--
 lock: acquired on 5
-after node 1 restarted: acquired on 5
+after node 1 restarted: acquired on a quorum: true
 true 'restart check: no INFO'
 true 'restart check: no INFO'
 true 'restart check: no INFO'
