@@ -761,6 +761,17 @@ static int decide_extend(void *ud, const rl_result *res, int n)
     return rl_quorum_decided(res, n, is_one, NULL);
 }
 
+/* the repair's SET NX is decided once every node it went to has answered
+ * (or failed): the others are skipped, and the default rule (a quorum of
+ * answers) could end the call before the one answer that matters */
+static int decide_repaired(void *ud, const rl_result *res, int n)
+{
+    uint64_t fix = *(const uint64_t *)ud;
+    for (int i = 0; i < n; i++)
+        if ((fix >> i & 1) && res[i].state == RL_PENDING) return 0;
+    return 1;
+}
+
 static void repair(const rl_ctx *c, const char *key, size_t keylen, const char *token, const char *ttl, size_t ttllen,
                    const rl_lock_info *info, rl_result *res)
 {
@@ -785,7 +796,7 @@ static void repair(const rl_ctx *c, const char *key, size_t keylen, const char *
     set.tag = rl_lock_tag(key, keylen, token, strlen(token));
     set.skip = ~fix;
     rl_result rr[RL_MAX_NODES];
-    if (c->tp->fanout(c->tp->ctx, &set, rr, n, NULL, NULL) != 0) return;
+    if (c->tp->fanout(c->tp->ctx, &set, rr, n, decide_repaired, &fix) != 0) return;
     for (int i = 0; i < n; i++)
         if ((fix >> i & 1) && rr[i].state == RL_ANSWERED && is_ok_status(&rr[i].reply, NULL)) res[i].reply.integer = 1;
 }

@@ -19,12 +19,16 @@ $d = $rl->lock('d', 3000, ['auto_extend' => true]);
 $r = rl_redis(rl_nodes()[4]);
 $r->cmd('DEL', $p . 'd');
 $r->close();
+// (the SETs past the quorum were sent by lock(); a moment for them to land: bounded)
+for ($i = 0; $i < 50 && (rl_count_value($p . 'c', $c->token) < 5 || rl_count_value($p . 'd', $d->token) < 4); $i++) usleep(10000);
 echo "a, b, c, d on: ", rl_count_value($p . 'a', $a->token), rl_count_value($p . 'b', $b->token),
     rl_count_value($p . 'c', $c->token), rl_count_value($p . 'd', $d->token), "\n";
 rt_restart_empty(1);
 
 echo "a before extend on: ", rl_count_value($p . 'a', $a->token), "\n";
-var_dump($a->extend(20000));
+$ok = $a->extend(20000);
+var_dump($ok);
+if (!$ok) echo "extend failed: ", json_encode(array_map(fn($n) => [$n['voting'], $n['not_voting_why'], $n['last_error']], $rl->stats()['nodes'])), "\n";
 echo "a after extend on: ", rl_count_value($p . 'a', $a->token), ", node 1: ", rl_values($p . 'a')[1] === $a->token ? 'ours' : 'not ours',
     ", pttl > 19000: ", rl_pttls($p . 'a')[1] > 19000 ? 'yes' : 'no', "\n";
 
