@@ -747,7 +747,11 @@ static int restarted_since(const rl_result *r, uint64_t since_us)
 {
     /* (its start is known to 1 s either way: a node that started up to
      * 2 s before may be repaired too, harmless: it is our lock, SET NX) */
-    return r->id.known && !r->id.aof && r->id.up_since_us + 1000000u > since_us;
+    /* and only a restart this process saw (another run_id than it knew): a
+     * young node met for the first time proves nothing, and a repair there
+     * would bring back a lock released meanwhile (extend() after release()
+     * answered true on fresh test nodes: Laravel's refresh() test) */
+    return r->id.known && !r->id.aof && r->id.restarted && r->id.up_since_us + 1000000u > since_us;
 }
 
 /* extend with the restart check: decided as usual, but not before a node
