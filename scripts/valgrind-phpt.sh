@@ -11,5 +11,5 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 SO [run-tests.php args...] [tests...]" >&2; exit 2; }
 so=$1; shift
-export VALGRIND_OPTS="--trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli,*/strace,*/promtool"
+export VALGRIND_OPTS="--fair-sched=yes --trace-children-skip=*/bash,*/sh,*/redis-server,*/redis-cli,*/strace,*/promtool"
 exec bash "$here/run-phpt.sh" "$so" -m -d pcre.jit=0 "$@"
