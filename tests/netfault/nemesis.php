@@ -1,8 +1,9 @@
 <?php
 // nemesis.php -- 4 worker processes increment a counter (on a Redis outside the faulty
 // network, on loopback) under the lock, while this process partitions (both ways or one
-// way), makes lossy and heals nodes at random every 1-3 s, at most 2 faulty at once
-// (with NF_RESTARTS=1 also kills and restarts a node empty). Checks 0 lost updates (the
+// way), makes lossy, slows (the delay proxy: 100-400 ms each way) and heals nodes at
+// random every 1-3 s, at most 2 faulty at once (with NF_RESTARTS=1 also kills and
+// restarts a node empty). The workers reach the nodes through their delay proxies. Checks 0 lost updates (the
 // counter equals the sum of the workers' increments) and 0 overlaps (a holder count
 // INCRed on entry, DECRed on exit, never above 1).
 require __DIR__ . '/common.inc';
@@ -17,7 +18,7 @@ for ($w = 0; $w < 4; $w++) {
     $pid = pcntl_fork();
     if ($pid === 0) {
         $r = new Redis(); $r->connect($ah, (int) $ap, 2.0);
-        $rl = nf_rl();
+        $rl = nf_rl([], nf_dnodes());
         $n = 0; $over = 0;
         // anything a worker did not expect ends its run with the reason in its result
         set_exception_handler(function (Throwable $e) use ($w, &$n, &$over) {
@@ -48,11 +49,12 @@ while (nf_now() < $deadline) {
     $k = mt_rand(1, 5);
     if (isset($faulty[$k])) { nf_heal($k); unset($faulty[$k]); $events++; continue; }
     if (count($faulty) >= 2) { $h = array_key_first($faulty); nf_heal($h); unset($faulty[$h]); }
-    $f = mt_rand(0, $restarts ? 4 : 3);
+    $f = mt_rand(0, $restarts ? 5 : 4);
     if ($f === 0) nf_partition($k);
     elseif ($f === 1) nf_partition($k, 'in');
     elseif ($f === 2) nf_partition($k, 'out');
     elseif ($f === 3) nf_loss($k, 30);
+    elseif ($f === 4) nf_delay($k, mt_rand(100, 400));
     else { nf_restart($k); $events++; continue; }
     $faulty[$k] = true; $events++;
 }

@@ -5,10 +5,12 @@
 #   nf_can_run            0, or 1 with $nf_skip_why (not root, no ip/nft/redis-server,
 #                         namespaces cannot be made here)
 #   nf_up                 namespaces nf<pid>n1..5, veth nf<pid>h<k> (10.<o>.<k>.1/30 here,
-#                         .2 inside), redis-server on <.2>:6379 in each; exports NF_NODES
-#                         ("10.o.1.2:6379,..."), NF_NS (the namespace names), NF_DIR
+#                         .2 inside), redis-server on <.2>:6379 in each, and in front of it
+#                         the delay proxy (delayproxy.py) on <.2>:6380; exports NF_NODES
+#                         ("10.o.1.2:6379,..."), NF_DNODES (the proxies: "10.o.1.2:6380,..."),
+#                         NF_NS (the namespace names), NF_DIR
 #   nf_down               stops the servers and removes namespaces and veths (trap EXIT)
-# The faults themselves (partition, heal, loss, restart) are in common.inc (the PHP side
+# The faults themselves (partition, heal, loss, delay, restart) are in common.inc (the PHP side
 # makes them, so that it knows to the millisecond when a heal happened).
 nf_tag="nf$$"
 nf_octet=$((200 + $$ % 50))
@@ -28,9 +30,10 @@ nf_can_run() {
   ip netns del "$probe" 2>/dev/null
   return 0
 }
+nf_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 nf_up() {
   nf_dir=$(mktemp -d "/tmp/redlock-netfault.XXXXXX")
-  local nodes="" nss="" k ns h
+  local nodes="" dnodes="" nss="" k ns h
   for k in 1 2 3 4 5; do
     ns="${nf_tag}n$k"; h="${nf_tag}h$k"
     ip netns add "$ns" || return 1
@@ -48,7 +51,13 @@ NFT
     ip netns exec "$ns" redis-server --bind "10.$nf_octet.$k.2" --port 6379 --save '' --appendonly no \
       --protected-mode no --daemonize yes --dir "$nf_dir" --pidfile "$nf_dir/redis-$k.pid" \
       --logfile "$nf_dir/redis-$k.log" --dbfilename "dump-$k.rdb" || return 1
-    nodes="$nodes${nodes:+,}10.$nf_octet.$k.2:6379"; nss="$nss${nss:+,}$ns"
+    # the delay proxy (the delay fault: common.inc nf_delay writes delay-$k); ip netns exec
+    # execs it, so $! is the proxy's own pid
+    ip netns exec "$ns" python3 "$nf_here/delayproxy.py" "10.$nf_octet.$k.2" 6380 "10.$nf_octet.$k.2" 6379 \
+      "$nf_dir/delay-$k" </dev/null >"$nf_dir/proxy-$k.log" 2>&1 &
+    echo $! >"$nf_dir/proxy-$k.pid"
+    nodes="$nodes${nodes:+,}10.$nf_octet.$k.2:6379"; dnodes="$dnodes${dnodes:+,}10.$nf_octet.$k.2:6380"
+    nss="$nss${nss:+,}$ns"
   done
   for k in 1 2 3 4 5; do
     local ok=0
@@ -57,12 +66,18 @@ NFT
       sleep 0.1
     done
     [ $ok = 1 ] || { echo "node $k did not answer"; return 1; }
+    ok=0
+    for _ in $(seq 1 50); do
+      redis-cli -h "10.$nf_octet.$k.2" -p 6380 PING 2>/dev/null | grep -q PONG && { ok=1; break; }
+      sleep 0.1
+    done
+    [ $ok = 1 ] || { echo "the delay proxy of node $k did not answer: $(cat "$nf_dir/proxy-$k.log")"; return 1; }
   done
-  export NF_NODES="$nodes" NF_NS="$nss" NF_DIR="$nf_dir"
+  export NF_NODES="$nodes" NF_DNODES="$dnodes" NF_NS="$nss" NF_DIR="$nf_dir"
 }
 nf_down() {
   local k f
-  for f in "$nf_dir"/redis-*.pid; do
+  for f in "$nf_dir"/redis-*.pid "$nf_dir"/proxy-*.pid; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
   done
   sleep 0.2

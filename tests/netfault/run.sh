@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh -- the real-network fault suite (tests/netfault), started by scripts/test.sh:
 # five Redis nodes in their own network namespaces (net.sh), silent partitions, one-way
-# partitions, random loss and empty restarts made with nftables/kill inside them
-# (common.inc). Root only; where namespaces cannot be made it prints why and skips.
+# partitions, random loss and empty restarts made with nftables/kill inside them, and
+# slow links through a delay proxy in each namespace (delayproxy.py; common.inc). Root only; where namespaces cannot be made it prints why and skips.
 #   run.sh [--long]   short form (CI, < 3 min) or the long one (long.sh: 30 s partitions,
 #                     a 5 min nemesis run)
 # Environment: REDLOCK_SO (default <repo>/modules/redlock.so); NF_RESTARTS=0 leaves out the empty
@@ -49,6 +49,7 @@ scenario() { # bound script [env...]
 scenario $((part * 6 + 30)) heal_to_use.php NF_PARTITION=$part
 scenario $((part * 6 + 30)) release_owed.php NF_PARTITION=$part
 scenario $((part * 6 + 30)) shifted_partition.php NF_PARTITION=$part
+scenario 60 slow_nodes.php
 scenario $((nem + 60)) nemesis.php NF_SECS=$nem NF_RESTARTS="${NF_RESTARTS:-1}"
 finish
 [ $failed -eq 0 ]

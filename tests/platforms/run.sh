@@ -10,6 +10,10 @@
 #                   embed SAPI (the FrankenPHP model), under that ZTS build
 #
 #   bash tests/platforms/run.sh [entry...]        (default: every entry)
+#   bash tests/platforms/run.sh --prepare         only make what the cache lacks (the chroot, the
+#                                                 ZTS PHP) and stop: the test command starts it in
+#                                                 the background under nice 19 while its other
+#                                                 suites run, and waits for it before the matrix
 #
 # Each entry ends with a line "platform ENTRY: N passed, N failed, N skipped" (scripts/test.sh counts
 # them), the run with "platforms: N passed, N failed, N skipped". An entry is skipped, saying why, only
@@ -37,6 +41,8 @@ ZTS_PHP=php8.2
 # the tests need pcntl (fork tests), posix, and openssl (the TLS tests' own raw TLS connections)
 ZTS_CONFIGURE="--enable-zts --enable-debug --enable-embed --disable-all --disable-cgi --disable-phpdbg --without-pear --enable-pcntl --enable-posix --with-openssl"
 
+prepare=0
+if [ "${1:-}" = --prepare ]; then prepare=1; shift; fi
 declare -A want=()
 entries=(trixie-redis trixie-valkey zts-phpt zts-threads)
 if [ $# -gt 0 ]; then for e in "$@"; do want[$e]=1; done; else for e in "${entries[@]}"; do want[$e]=1; done; fi
@@ -52,8 +58,15 @@ cannot() { # entry reason
 }
 # run-tests.php's summary -> "passed failed skipped" (warned and borked are failures; nothing run, or
 # a runner that failed without a failed test, is one); the failed tests' names on stderr
-phpt_numbers() { # logfile rc
-  sed -n '/^FAILED TEST SUMMARY/,/^=====/p' "$1" | grep -vE '^(-----|=====|FAILED TEST SUMMARY)' | head -n 20 | sed 's/^/    | /' >&2
+phpt_numbers() { # logfile rc [outdir: what each attempt printed, tests/config.inc REDLOCK_PHPT_OUTDIR]
+  sed -n '/^\(FAILED\|WARNED\) TEST SUMMARY/,/^=====/p' "$1" | grep -vE '^(-----|=====|(FAILED|WARNED) TEST SUMMARY)' | head -n 20 | sed 's/^/    | /' >&2
+  local t o
+  for t in $(sed -n '/^\(FAILED\|WARNED\) TEST SUMMARY/,/^=====/p' "$1" | sed -n 's/.*\[\(tests\/[^]]*\)\.phpt\].*/\1/p' | head -n 5); do
+    for o in "${3:-/nonexistent}/$(basename "$(dirname "$t")")_$(basename "$t")".*.out; do
+      [ -f "$o" ] || continue
+      { echo "    | output of one attempt of $t.phpt:"; head -c 3000 "$o" | head -n 25 | sed 's/^/    |   /'; } >&2
+    done
+  done
   awk -v rc="$2" '/^Tests (passed|failed|skipped|warned|borked) *:/ { n[$2] = $4 }
     END { p = n["passed"] + 0; f = n["failed"] + n["warned"] + n["borked"]
           if (p == 0 && f == 0 || rc != 0 && f == 0) f = 1
@@ -258,12 +271,13 @@ chroot_suite() { # entry server with_unit
     echo "platforms: $entry: C unit tests: $up passed, $uf failed ($(secs "$t0") s)"
   fi
   local t1=$(date +%s)
-  in_chroot env REDIS_SERVER="$server" REDLOCK_NODES_DIR="/tmp/rl-nodes-${server%%-*}" bash -c \
+  rm -rf "$croot/tmp/rl-out-$entry"; mkdir -p "$croot/tmp/rl-out-$entry"
+  in_chroot env REDIS_SERVER="$server" REDLOCK_NODES_DIR="/tmp/rl-nodes-${server%%-*}" REDLOCK_PHPT_OUTDIR="/tmp/rl-out-$entry" bash -c \
     'bash tests/nodes.sh start 5 >/dev/null && bash tests/nodes.sh start-tls 3 >/dev/null || { echo "nodes did not start"; exit 1; }
      set -a; . "$REDLOCK_NODES_DIR/env"; set +a
      bash scripts/run-phpt.sh "$PWD/modules/redlock.so"; rc=$?
      bash tests/nodes.sh stop >/dev/null 2>&1; exit $rc' >"$log_dir/$entry-phpt.log" 2>&1; rc=$?
-  read -r pp pf ps < <(phpt_numbers "$log_dir/$entry-phpt.log" $rc)
+  read -r pp pf ps < <(phpt_numbers "$log_dir/$entry-phpt.log" $rc "$croot/tmp/rl-out-$entry")
   echo "platforms: $entry: .phpt: $pp passed, $pf failed, $ps skipped ($(secs "$t1") s)"
   report "$entry" $((p + up + pp)) $((f + uf + pf)) "$ps"
 }
@@ -309,9 +323,10 @@ leak_report() { # log
 }
 zts_phpt() {
   local t0=$(date +%s) rc pp pf ps
-  (cd "$zbuild" && PATH="$zprefix/bin:$PATH" TEST_PHP_EXECUTABLE="$zprefix/bin/php" \
+  mkdir -p "$log_dir/zts-out"
+  (cd "$zbuild" && PATH="$zprefix/bin:$PATH" TEST_PHP_EXECUTABLE="$zprefix/bin/php" REDLOCK_PHPT_OUTDIR="$log_dir/zts-out" \
     bash scripts/run-phpt.sh "$zbuild/modules/redlock.so") >"$log_dir/zts-phpt.log" 2>&1; rc=$?
-  read -r pp pf ps < <(phpt_numbers "$log_dir/zts-phpt.log" $rc)
+  read -r pp pf ps < <(phpt_numbers "$log_dir/zts-phpt.log" $rc "$log_dir/zts-out")
   # inside a test's output they fail that test; anywhere else they count here
   leak_report "$log_dir/zts-phpt.log" && pf=$((pf + 1))
   echo "platforms: zts-phpt: .phpt: $pp passed, $pf failed, $ps skipped ($(secs "$t0") s)"
@@ -349,6 +364,19 @@ cleanup() { stop_chroot_nodes; umount_all; [ -f "$REDLOCK_NODES_DIR/count" ] && 
 for e in "${!want[@]}"; do
   case " ${entries[*]} " in *" $e "*) ;; *) echo "platforms: unknown entry $e (${entries[*]})"; report "$e" 0 1 0 ;; esac
 done
+if [ $prepare = 1 ]; then
+  # the cache only: what fails here is tried again (and counted) by the run that follows
+  [ "$(id -u)" -eq 0 ] || { echo "platforms: --prepare: not root, nothing made"; exit 0; }
+  if [ -n "${want[trixie-redis]:-}${want[trixie-valkey]:-}" ] && command -v debootstrap >/dev/null; then
+    chroot_ready || echo "platforms: --prepare: the chroot could not be made (the matrix tries again)"
+    umount_all
+  fi
+  if [ -n "${want[zts-phpt]:-}${want[zts-threads]:-}" ] && command -v dpkg-source >/dev/null; then
+    zts_ready || echo "platforms: --prepare: no ZTS PHP (the matrix tries again)"
+  fi
+  echo "platforms: --prepare: $(secs "$t_all") s"
+  exit 0
+fi
 zts_prepare >"$log_dir/zts-prepare.out" 2>&1 &
 zts_pid=$!
 trixie_prepare
