@@ -50,55 +50,31 @@ static void append_secret_hash(smart_str *s, const char *secret)
     ZEND_SECURE_ZERO(pad, sizeof(pad));
 }
 
-/* "|name=<length>:<value>" (a path may contain any byte but NUL), "|name=-" when not set */
-static void append_setting(smart_str *s, const char *name, const char *v)
+/* one setting of the identity: "|name=<length>:<value>" (a path may contain any
+ * byte but NUL), "|name=-" when not set, a secret as its keyed hash */
+static void put_setting(void *ctx, const char *name, const char *v, size_t len, int secret)
 {
+    smart_str *s = ctx;
     smart_str_appendc(s, '|');
     smart_str_appends(s, name);
     smart_str_appendc(s, '=');
     if (!v) {
         smart_str_appendc(s, '-');
-        return;
+    } else if (secret) {
+        append_secret_hash(s, v); /* a keyed hash of the secret, never the secret */
+    } else {
+        smart_str_append_unsigned(s, len);
+        smart_str_appendc(s, ':');
+        smart_str_appendl(s, v, len);
     }
-    smart_str_append_unsigned(s, strlen(v));
-    smart_str_appendc(s, ':');
-    smart_str_appends(s, v);
 }
 
+/* every connection setting is part of the identity (rl_node_conf_identity:
+ * each field of RL_NODE_CONF_FIELDS): another CA, client certificate, peer
+ * name or password is another connection */
 static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent)
 {
-    if (c->socket) {
-        smart_str_appends(s, "unix:");
-        smart_str_appends(s, c->socket);
-    } else {
-        smart_str_appends(s, "tcp:");
-        smart_str_appends(s, c->host);
-        smart_str_appendc(s, ':');
-        smart_str_append_long(s, c->port);
-    }
-    smart_str_appends(s, "|db=");
-    smart_str_append_long(s, c->database);
-    smart_str_appends(s, "|user=");
-    if (c->user) smart_str_appends(s, c->user);
-    smart_str_appends(s, "|pw=");
-    if (c->password) append_secret_hash(s, c->password); /* a keyed hash of the password, never the password */
-    if (c->tls) {
-        /* every TLS setting is part of the identity: another CA, client
-         * certificate or peer name is another connection */
-        const rl_tls_conf *t = &c->tls_conf;
-        smart_str_appends(s, "|tls");
-        append_setting(s, "cafile", t->cafile);
-        append_setting(s, "capath", t->capath);
-        append_setting(s, "local_cert", t->local_cert);
-        append_setting(s, "local_pk", t->local_pk);
-        smart_str_appends(s, "|passphrase=");
-        if (t->passphrase) append_secret_hash(s, t->passphrase);
-        append_setting(s, "peer_name", t->peer_name);
-        smart_str_appends(s, t->no_verify_peer ? "|no_verify_peer" : "|verify_peer");
-        smart_str_appends(s, t->no_verify_peer_name ? "|no_verify_peer_name" : "|verify_peer_name");
-    } else {
-        smart_str_appends(s, "|plain");
-    }
+    rl_node_conf_identity(c, put_setting, s);
     smart_str_appends(s, persistent ? "|p" : "|np"); /* (a subscriber's: then "|sub", pool_get_sub) */
     smart_str_0(s);
 }

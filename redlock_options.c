@@ -210,6 +210,15 @@ static const struct tls_setting {
 #undef X
 };
 #define TLS_SETTINGS_COUNT (sizeof(tls_settings) / sizeof(tls_settings[0]))
+/* every field of the core's rl_tls_conf (RL_TLS_CONF_FIELDS) has its PHP setting
+ * here (each entry names its own field): a TLS field added there without one
+ * fails the build */
+#define ONE_FIELD(kind, f) +1
+#define ONE_SETTING(n, t, field) +1
+_Static_assert((0 RL_TLS_CONF_FIELDS(ONE_FIELD)) == (0 REDLOCK_TLS_SETTINGS(ONE_SETTING)),
+               "a field of RL_TLS_CONF_FIELDS has no entry in REDLOCK_TLS_SETTINGS (php_redlock.h)");
+#undef ONE_FIELD
+#undef ONE_SETTING
 #define TLS_MAX_PATH 4095   /* PATH_MAX less its NUL */
 #define TLS_MAX_SECRET 1023 /* OpenSSL's PEM passphrase buffer (PEM_BUFSIZE) less its NUL */
 #define TLS_MAX_NAME 255

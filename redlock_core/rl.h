@@ -60,32 +60,65 @@ extern const rl_random rl_random_system; /* getrandom(2), buffered, fork-safe */
 uint64_t rl_fork_generation(void);
 
 /* ---- node configuration ---- */
-/* TLS settings of a node, named as PHP's ssl stream-context options (API.md
- * "TLS"). Strings are malloc'd (NULL: not set); passphrase is a secret. */
+/* A node's connection settings, each field written once, in these lists: the
+ * structs below, rl_node_conf_eq(), rl_node_conf_copy(), rl_node_conf_free()
+ * and rl_node_conf_identity() are made from them, so a setting added here is
+ * compared (the watchdog shares a connection only between equal settings),
+ * copied, freed (a SECRET wiped first) and part of the pool's identity
+ * with no other line in the core. X(kind, field):
+ *   STR     a malloc'd string, NULL when not set
+ *   SECRET  the same, wiped before it is freed; shown only as a keyed hash
+ *   INT     an int
+ *   TLS     the node's rl_tls_conf
+ * TLS settings are named as PHP's ssl stream-context options (API.md "TLS");
+ * verification is on unless switched off: a zeroed conf is the safe one.
+ * The extension's REDLOCK_TLS_SETTINGS (php_redlock.h) names each TLS field
+ * for PHP; its build fails when a field here has no entry there. */
+#define RL_TLS_CONF_FIELDS(X)                                                                \
+    X(STR, cafile) /* NULL and no capath: the system store */                                \
+    X(STR, capath)                                                                           \
+    X(STR, local_cert)          /* client certificate (PEM) */                               \
+    X(STR, local_pk)            /* its key; NULL: in local_cert */                           \
+    X(SECRET, passphrase)       /* of local_pk */                                            \
+    X(STR, peer_name)           /* NULL: the host; sent as SNI unless it is an IP address */ \
+    X(INT, no_verify_peer)      /* 'verify_peer' => false */                                 \
+    X(INT, no_verify_peer_name) /* 'verify_peer_name' => false */
+#define RL_NODE_CONF_FIELDS(X)                                                  \
+    X(STR, host)   /* NULL for a unix socket */                                 \
+    X(INT, port)   /* 0 for a unix socket */                                    \
+    X(STR, socket) /* unix socket path, or NULL */                              \
+    X(INT, database)                                                            \
+    X(STR, user)        /* ACL user or NULL */                                  \
+    X(SECRET, password) /* NULL when none */                                    \
+    X(INT, tls)         /* connect with TLS (rediss://, 'tls' => true|array) */ \
+    X(TLS, tls_conf)                                                            \
+    X(INT, connect_timeout_ms)                                                  \
+    X(INT, timeout_ms)
+
+#define RL_CONF_DECL_STR(f) char *f;
+#define RL_CONF_DECL_SECRET(f) char *f;
+#define RL_CONF_DECL_INT(f) int f;
+#define RL_CONF_DECL_TLS(f) rl_tls_conf f;
+#define RL_CONF_DECL(kind, f) RL_CONF_DECL_##kind(f)
 typedef struct rl_tls_conf {
-    char *cafile; /* NULL and no capath: the system store */
-    char *capath;
-    char *local_cert; /* client certificate (PEM) */
-    char *local_pk;   /* its key; NULL: in local_cert */
-    char *passphrase; /* of local_pk */
-    char *peer_name;  /* NULL: the host; sent as SNI unless it is an IP address */
-    /* verification is on unless switched off: a zeroed conf is the safe one */
-    int no_verify_peer;      /* 'verify_peer' => false */
-    int no_verify_peer_name; /* 'verify_peer_name' => false */
+    RL_TLS_CONF_FIELDS(RL_CONF_DECL)
 } rl_tls_conf;
 
 typedef struct rl_node_conf {
-    char *host;   /* NULL for a unix socket */
-    int port;     /* 0 for a unix socket */
-    char *socket; /* unix socket path, or NULL */
-    int database;
-    char *user;     /* ACL user or NULL */
-    char *password; /* NULL when none */
-    int tls;        /* connect with TLS (rediss://, 'tls' => true|array) */
-    rl_tls_conf tls_conf;
-    int connect_timeout_ms;
-    int timeout_ms;
+    RL_NODE_CONF_FIELDS(RL_CONF_DECL)
 } rl_node_conf;
+
+/* 1 when a and b are the same settings, field by field (one connection may
+ * serve both), else 0 */
+int rl_node_conf_eq(const rl_node_conf *a, const rl_node_conf *b);
+/* A deep copy of src into dst: 0, or -1 out of memory (dst then holds nothing). */
+int rl_node_conf_copy(rl_node_conf *dst, const rl_node_conf *src);
+/* The settings one by one, for an identity string: put(ctx, name, value, len,
+ * secret) for every field ("tls_conf." before a TLS field's name), the value a
+ * string (an INT in decimal; NULL for a string not set); a SECRET comes with
+ * secret = 1 and must never be shown as it is. */
+typedef void (*rl_conf_put_fn)(void *ctx, const char *name, const char *value, size_t len, int secret);
+void rl_node_conf_identity(const rl_node_conf *c, rl_conf_put_fn put, void *ctx);
 
 /* 1 when the core was built with OpenSSL (RL_HAVE_TLS), else 0 */
 int rl_tls_available(void);
@@ -160,9 +193,9 @@ typedef struct rl_reply {
  * persistence, pipelined ahead of the first command): restart-safe quorum,
  * API.md "Restarted nodes". */
 typedef struct rl_ident {
-    uint64_t up_since_us; /* the server's start on our monotonic clock (the latest it can be); 0 unknown */
-    uint32_t inc;         /* incarnation: bumped each time the connection meets another run_id */
-    unsigned char known;  /* INFO answered with a run_id and an uptime */
+    uint64_t up_since_us;    /* the server's start on our monotonic clock (the latest it can be); 0 unknown */
+    uint32_t inc;            /* incarnation: bumped each time the connection meets another run_id */
+    unsigned char known;     /* INFO answered with a run_id and an uptime */
     unsigned char no_info;   /* INFO refused (an ACL): nothing known, the node votes unchecked */
     unsigned char aof;       /* aof_enabled:1 (its data survives a restart) */
     unsigned char restarted; /* this process knew another run_id of it before (and its AOF is off) */
@@ -178,8 +211,8 @@ typedef struct rl_result {
     char reason[RL_REASON_LEN];
     rl_reply reply;
     uint64_t latency_us;
-    int sent;   /* the command may have reached the node */
-    int resent; /* sent again on a new connection: the old one broke after the node may have run it */
+    int sent;    /* the command may have reached the node */
+    int resent;  /* sent again on a new connection: the old one broke after the node may have run it */
     rl_ident id; /* of the server that answered (RL_ANSWERED) */
     /* set by the lock logic: > 0, this node answered but does not count
      * toward the quorum for that many ms more (it restarted without its
@@ -293,7 +326,7 @@ typedef struct rl_waiter {
 #define RL_MAXTTL_SUFFIX "\0redlock:maxttl" /* prefix . this: the longest TTL asked for, "<ms>:<created ms>" */
 #define RL_MAXTTL_SUFFIX_LEN 15
 typedef struct rl_restart {
-    int grace_ms; /* RL_GRACE_AUTO, or > 0 ms (grace 0: no rl_restart at all) */
+    int grace_ms;           /* RL_GRACE_AUTO, or > 0 ms (grace 0: no rl_restart at all) */
     const char *maxttl_key; /* prefix . RL_MAXTTL_SUFFIX */
     size_t maxttl_keylen;
     int64_t maxttl_ms;                /* the longest TTL the nodes reported so far */

@@ -159,10 +159,7 @@ static void push_element(rl_conn *c, int idx, const char *s, size_t len)
 }
 
 /* element idx of a top-level [answer, int, int] being taken apart (rl_reply.aux) */
-static int flat_elem(const rl_conn *c, const redisReadTask *t)
-{
-    return c->flat && t->parent && !t->parent->parent;
-}
+static int flat_elem(const rl_conn *c, const redisReadTask *t) { return c->flat && t->parent && !t->parent->parent; }
 
 static void flat_int(rl_conn *c, int idx, int is_int, long long v)
 {
@@ -301,32 +298,18 @@ static void rlc_obuf_reset(rl_conn *c)
 }
 
 /* ---- connection lifecycle ---- */
-static char *dup_str(const char *s) { return s ? strdup(s) : NULL; }
-
 rl_conn *rl_conn_new(const rl_node_conf *conf)
 {
     rl_conn *c = calloc(1, sizeof(*c));
     if (!c) return NULL;
     c->fd = -1;
-    c->conf = *conf;
-    c->conf.host = dup_str(conf->host);
-    c->conf.socket = dup_str(conf->socket);
-    c->conf.user = dup_str(conf->user);
-    c->conf.password = dup_str(conf->password);
-    const rl_tls_conf *t = &conf->tls_conf;
-    rl_tls_conf *u = &c->conf.tls_conf;
-    u->cafile = dup_str(t->cafile);
-    u->capath = dup_str(t->capath);
-    u->local_cert = dup_str(t->local_cert);
-    u->local_pk = dup_str(t->local_pk);
-    u->passphrase = dup_str(t->passphrase);
-    u->peer_name = dup_str(t->peer_name);
+    if (rl_node_conf_copy(&c->conf, conf) != 0) {
+        free(c);
+        return NULL;
+    }
     c->obuf = malloc(OBUF_INIT);
     c->ocap = OBUF_INIT;
-    if ((conf->host && !c->conf.host) || (conf->socket && !c->conf.socket) || (conf->user && !c->conf.user) ||
-        (conf->password && !c->conf.password) || !c->obuf || (t->cafile && !u->cafile) || (t->capath && !u->capath) ||
-        (t->local_cert && !u->local_cert) || (t->local_pk && !u->local_pk) || (t->passphrase && !u->passphrase) ||
-        (t->peer_name && !u->peer_name)) {
+    if (!c->obuf) {
         rl_conn_free(c);
         return NULL;
     }

@@ -255,31 +255,121 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
     return 0;
 }
 
-void rl_node_conf_free(rl_node_conf *conf)
+/* ---- the settings, field by field (RL_NODE_CONF_FIELDS, RL_TLS_CONF_FIELDS) ---- */
+static int str_eq(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static int tls_conf_eq(const rl_tls_conf *a, const rl_tls_conf *b)
 {
-    free(conf->host);
-    free(conf->socket);
-    free(conf->user);
-    if (conf->password) {
-        /* do not leave the secret in freed heap memory */
-        volatile char *p = conf->password;
-        while (*p) *p++ = 0;
-        free(conf->password);
-    }
-    conf->host = conf->socket = conf->user = conf->password = NULL;
-    rl_tls_conf *t = &conf->tls_conf;
-    if (t->passphrase) {
-        volatile char *p = t->passphrase;
-        while (*p) *p++ = 0;
-        free(t->passphrase);
-    }
-    free(t->cafile);
-    free(t->capath);
-    free(t->local_cert);
-    free(t->local_pk);
-    free(t->peer_name);
-    t->cafile = t->capath = t->local_cert = t->local_pk = t->passphrase = t->peer_name = NULL;
+#define EQ_STR(f) str_eq(a->f, b->f) &&
+#define EQ_SECRET(f) str_eq(a->f, b->f) &&
+#define EQ_INT(f) a->f == b->f &&
+#define EQ(kind, f) EQ_##kind(f)
+    return RL_TLS_CONF_FIELDS(EQ) 1;
 }
+
+int rl_node_conf_eq(const rl_node_conf *a, const rl_node_conf *b)
+{
+#define EQ_TLS(f) tls_conf_eq(&a->f, &b->f) &&
+    return RL_NODE_CONF_FIELDS(EQ) 1;
+#undef EQ_STR
+#undef EQ_SECRET
+#undef EQ_INT
+#undef EQ_TLS
+#undef EQ
+}
+
+/* do not leave a secret in freed heap memory */
+static void free_secret(char *p)
+{
+    if (!p) return;
+    volatile char *v = p;
+    while (*v) *v++ = 0;
+    free(p);
+}
+
+#define FREE_STR(f) free(c->f), c->f = NULL;
+#define FREE_SECRET(f) free_secret(c->f), c->f = NULL;
+#define FREE_INT(f)
+#define FREE(kind, f) FREE_##kind(f)
+static void tls_conf_free(rl_tls_conf *c) { RL_TLS_CONF_FIELDS(FREE) }
+
+void rl_node_conf_free(rl_node_conf *c)
+{
+#define FREE_TLS(f) tls_conf_free(&c->f);
+    RL_NODE_CONF_FIELDS(FREE)
+}
+#undef FREE_STR
+#undef FREE_SECRET
+#undef FREE_INT
+#undef FREE_TLS
+#undef FREE
+
+/* a copy of a string field: 0, or -1 when it could not be made */
+static int copy_str(char **dst, const char *src)
+{
+    *dst = src ? strdup(src) : NULL;
+    return src && !*dst ? -1 : 0;
+}
+
+#define COPY_STR(f) bad |= copy_str(&d->f, s->f);
+#define COPY_SECRET(f) bad |= copy_str(&d->f, s->f);
+#define COPY_INT(f) d->f = s->f;
+#define COPY(kind, f) COPY_##kind(f)
+static int tls_conf_copy(rl_tls_conf *d, const rl_tls_conf *s)
+{
+    int bad = 0;
+    RL_TLS_CONF_FIELDS(COPY)
+    return bad;
+}
+
+int rl_node_conf_copy(rl_node_conf *d, const rl_node_conf *s)
+{
+    int bad = 0;
+    memset(d, 0, sizeof(*d));
+#define COPY_TLS(f) bad |= tls_conf_copy(&d->f, &s->f);
+    RL_NODE_CONF_FIELDS(COPY)
+    if (bad) {
+        rl_node_conf_free(d);
+        return -1;
+    }
+    return 0;
+}
+#undef COPY_STR
+#undef COPY_SECRET
+#undef COPY_INT
+#undef COPY_TLS
+#undef COPY
+
+static void put_int(rl_conf_put_fn put, void *ctx, const char *name, int v)
+{
+    char buf[16];
+    int n = snprintf(buf, sizeof(buf), "%d", v);
+    put(ctx, name, buf, (size_t)n, 0);
+}
+
+#define PUT_STR(f) put(ctx, P #f, c->f, c->f ? strlen(c->f) : 0, 0);
+#define PUT_SECRET(f) put(ctx, P #f, c->f, c->f ? strlen(c->f) : 0, 1);
+#define PUT_INT(f) put_int(put, ctx, P #f, c->f);
+#define PUT(kind, f) PUT_##kind(f)
+static void tls_conf_identity(const rl_tls_conf *c, rl_conf_put_fn put, void *ctx)
+{
+#define P "tls_conf."
+    RL_TLS_CONF_FIELDS(PUT)
+#undef P
+}
+
+void rl_node_conf_identity(const rl_node_conf *c, rl_conf_put_fn put, void *ctx)
+{
+#define P ""
+#define PUT_TLS(f) tls_conf_identity(&c->f, put, ctx);
+    RL_NODE_CONF_FIELDS(PUT)
+#undef P
+}
+#undef PUT_STR
+#undef PUT_SECRET
+#undef PUT_INT
+#undef PUT_TLS
+#undef PUT
 
 size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen)
 {

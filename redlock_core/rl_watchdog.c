@@ -88,7 +88,7 @@ static struct {
     rl_watch *active; /* every active watch, on the heap or not (busy, paused) */
     int n_active;
     nodeset *sets;
-    rl_poke *pokes; /* the armed timers (rl_watchdog_poke): one per PHP thread at most, unordered */
+    rl_poke *pokes;   /* the armed timers (rl_watchdog_poke): one per PHP thread at most, unordered */
     uint64_t idle_us; /* WD_IDLE_US (tests: rl_watchdog_set_idle_ms) */
 } wd = {.mu = PTHREAD_MUTEX_INITIALIZER, .idle_us = WD_IDLE_US};
 
@@ -227,25 +227,6 @@ static void heap_remove(rl_watch *w)
 
 /* ---- node sets ---- */
 
-static int str_eq(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
-
-static int tls_eq(const rl_tls_conf *a, const rl_tls_conf *b)
-{
-    return str_eq(a->cafile, b->cafile) && str_eq(a->capath, b->capath) && str_eq(a->local_cert, b->local_cert) &&
-           str_eq(a->local_pk, b->local_pk) && str_eq(a->passphrase, b->passphrase) &&
-           str_eq(a->peer_name, b->peer_name) && a->no_verify_peer == b->no_verify_peer &&
-           a->no_verify_peer_name == b->no_verify_peer_name;
-}
-
-/* the same connection settings: one connection may serve both */
-static int conf_eq(const rl_node_conf *a, const rl_node_conf *b)
-{
-    return str_eq(a->host, b->host) && a->port == b->port && str_eq(a->socket, b->socket) &&
-           a->database == b->database && str_eq(a->user, b->user) && str_eq(a->password, b->password) &&
-           a->tls == b->tls && (!a->tls || tls_eq(&a->tls_conf, &b->tls_conf)) &&
-           a->connect_timeout_ms == b->connect_timeout_ms && a->timeout_ms == b->timeout_ms;
-}
-
 static void wd_free_set(nodeset *s)
 {
     for (nodeset **pp = &wd.sets; *pp; pp = &(*pp)->next) {
@@ -323,7 +304,7 @@ static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage
     for (s = wd.sets; s; s = s->next) {
         if (s->n != n) continue;
         int same = 1;
-        for (int i = 0; i < n && same; i++) same = conf_eq(rl_conn_conf(s->conns[i]), &confs[i]);
+        for (int i = 0; i < n && same; i++) same = rl_node_conf_eq(rl_conn_conf(s->conns[i]), &confs[i]);
         if (same) break;
     }
     if (!s) {

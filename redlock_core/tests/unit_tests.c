@@ -785,6 +785,110 @@ static void test_uri_accepted(void)
     rl_node_conf_free(&conf);
 }
 
+/* ---- a node's settings, field by field (RL_NODE_CONF_FIELDS): every field is
+ * compared, copied, freed and part of the identity ---- */
+typedef struct ident_buf {
+    char s[2048];
+    size_t n;
+    int secrets; /* fields that came as secrets */
+} ident_buf;
+
+static void ident_put(void *ctx, const char *name, const char *v, size_t len, int secret)
+{
+    ident_buf *b = ctx;
+    char h[16];
+    if (secret) { /* as the extension does, a hash of it (here a plain FNV-1a) */
+        b->secrets++;
+        if (v) {
+            snprintf(h, sizeof(h), "h%08x", (unsigned)rl_hash(RL_HASH_INIT, v, len));
+            v = h;
+            len = strlen(h);
+        }
+    }
+    b->n += (size_t)snprintf(b->s + b->n, sizeof(b->s) - b->n, "|%s=%.*s", name, v ? (int)len : 1, v ? v : "-");
+}
+
+static void conf_ident(const rl_node_conf *c, ident_buf *b)
+{
+    memset(b, 0, sizeof(*b));
+    rl_node_conf_identity(c, ident_put, b);
+}
+
+/* a conf with every string of the node's own fields set (to name + "-" + tag)
+ * and every int to tag; the TLS fields zeroed */
+static void conf_fill(rl_node_conf *c, int tag)
+{
+    char v[64];
+    memset(c, 0, sizeof(*c));
+#define FILL_STR(f) snprintf(v, sizeof(v), "%s-%d", #f, tag), c->f = strdup(v);
+#define FILL_SECRET(f) FILL_STR(f)
+#define FILL_INT(f) c->f = tag;
+#define FILL_TLS(f)
+#define FILL(kind, f) FILL_##kind(f)
+    RL_NODE_CONF_FIELDS(FILL)
+}
+
+static void test_conf_fields(void)
+{
+    rl_node_conf base, copy, other;
+    ident_buf bi, ci;
+    int fields = 0, secrets = 0;
+    conf_fill(&base, 1);
+    /* the TLS fields too */
+#define TFILL_STR(f) base.tls_conf.f = strdup(#f "-1");
+#define TFILL_SECRET(f) TFILL_STR(f)
+#define TFILL_INT(f) base.tls_conf.f = 1;
+#define TFILL(kind, f) TFILL_##kind(f)
+    RL_TLS_CONF_FIELDS(TFILL)
+    CHECK_EQ(rl_node_conf_copy(&copy, &base), 0);
+    CHECK(rl_node_conf_eq(&base, &copy));
+    conf_ident(&base, &bi);
+    conf_ident(&copy, &ci);
+    CHECK_STR(bi.s, ci.s);
+    CHECK(strstr(bi.s, "password-1") == NULL && strstr(bi.s, "passphrase-1") == NULL);
+    /* one field changed at a time: not equal, another identity; a string set to
+     * NULL as well */
+#define VARY_STR(f, obj)                                                                                       \
+    for (int pass = 0; pass < 2; pass++) {                                                                     \
+        CHECK_EQ(rl_node_conf_copy(&other, &base), 0);                                                         \
+        free(obj.f);                                                                                           \
+        obj.f = pass ? NULL : strdup(#f "-2");                                                                 \
+        conf_ident(&other, &ci);                                                                               \
+        if (rl_node_conf_eq(&base, &other)) check_failf(__FILE__, __LINE__, "%s: another value is equal", #f); \
+        if (!strcmp(bi.s, ci.s)) check_failf(__FILE__, __LINE__, "%s: not in the identity", #f);               \
+        rl_node_conf_free(&other);                                                                             \
+    }                                                                                                          \
+    fields++;
+#define VARY_SECRET(f, obj) VARY_STR(f, obj) secrets++;
+#define VARY_INT(f, obj)                                                                                   \
+    CHECK_EQ(rl_node_conf_copy(&other, &base), 0);                                                         \
+    obj.f = 2;                                                                                             \
+    conf_ident(&other, &ci);                                                                               \
+    if (rl_node_conf_eq(&base, &other)) check_failf(__FILE__, __LINE__, "%s: another value is equal", #f); \
+    if (!strcmp(bi.s, ci.s)) check_failf(__FILE__, __LINE__, "%s: not in the identity", #f);               \
+    rl_node_conf_free(&other);                                                                             \
+    fields++;
+#define VARY_TLS(f, obj)
+#define VARY_NODE(kind, f) VARY_##kind(f, other)
+#define VARY_TLSF(kind, f) VARY_##kind(f, other.tls_conf)
+    RL_NODE_CONF_FIELDS(VARY_NODE)
+    RL_TLS_CONF_FIELDS(VARY_TLSF)
+    CHECK_EQ(bi.secrets, secrets);
+    CHECK_EQ(secrets, 2); /* the password and the TLS passphrase */
+    CHECK(fields >= 17);
+    /* free leaves nothing */
+    rl_node_conf_free(&copy);
+    rl_node_conf_free(&base);
+#define NULLED_STR(f) CHECK(base.f == NULL);
+#define NULLED_SECRET(f) CHECK(base.f == NULL);
+#define NULLED_INT(f)
+#define NULLED_TLS(f)
+#define NULLED(kind, f) NULLED_##kind(f)
+#define TNULLED(kind, f) NULLED_##kind(tls_conf.f)
+    RL_NODE_CONF_FIELDS(NULLED)
+    RL_TLS_CONF_FIELDS(TNULLED)
+}
+
 static void test_uri_rejected(void)
 {
     static const struct {
@@ -2633,7 +2737,8 @@ static void test_net_wake_acquired_then_released(void)
     rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s); /* every node's confirmation */
     REQUIRE(subs_idle(&s));
     /* what the acquire and release scripts publish, node after node, before we read any */
-    static const char chan[] = RL_WAKE_CHANNEL "wakeorder:k\0" "0";
+    static const char chan[] = RL_WAKE_CHANNEL "wakeorder:k\0"
+                                               "0";
     for (int i = 0; i < 3; i++) {
         CHECK(admin_int(i, 0, "PUBLISH %b %s", chan, sizeof(chan) - 1, "acquired") == 1);
         CHECK(admin_int(i, 0, "PUBLISH %b %s", chan, sizeof(chan) - 1, "1 0123456789abcdef") == 1);
@@ -3070,9 +3175,13 @@ static void test_info_parse(void)
     CHECK_EQ(in.aof, 0);
     CHECK_EQ(in.uptime_s, 7);
     /* not believed: a field inside a line, a bad run_id, numbers with junk, too long, aof 2 */
-    static const char *const bad[] = {"xuptime_in_seconds:5\r\n", "uptime_in_seconds:5x\r\n", "uptime_in_seconds:\r\n",
-                                      "uptime_in_seconds:-5\r\n", "uptime_in_seconds:12345678901234567890\r\n",
-                                      "aof_enabled:2\r\n", "run_id:0123456789ABCDEF0123456789abcdef01234567\r\n",
+    static const char *const bad[] = {"xuptime_in_seconds:5\r\n",
+                                      "uptime_in_seconds:5x\r\n",
+                                      "uptime_in_seconds:\r\n",
+                                      "uptime_in_seconds:-5\r\n",
+                                      "uptime_in_seconds:12345678901234567890\r\n",
+                                      "aof_enabled:2\r\n",
+                                      "run_id:0123456789ABCDEF0123456789abcdef01234567\r\n",
                                       "run_id:0123456789abcdef0123456789abcdef0123456\r\n",
                                       "run_id:0123456789abcdef0123456789abcdef012345678\r\n"};
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
@@ -3102,13 +3211,16 @@ static void vote_res(rl_result *r, int ok, long long maxttl, long long age, uint
     r->reply.naux = 2;
     r->reply.aux[0] = maxttl;
     r->reply.aux[1] = age;
-    r->id = (rl_ident){.up_since_us = up_since, .inc = inc, .known = 1, .aof = (unsigned char)aof,
+    r->id = (rl_ident){.up_since_us = up_since,
+                       .inc = inc,
+                       .known = 1,
+                       .aof = (unsigned char)aof,
                        .restarted = (unsigned char)restarted};
 }
 
 static void test_vote_mask(void)
 {
-    const uint64_t now = 1000000000000ull; /* us */
+    const uint64_t now = 1000000000000ull;                                 /* us */
     const uint64_t old = now - 3600ull * 1000000u, young = now - 2000000u; /* up 1 h, up 2 s */
     rl_restart rs;
     rl_result res[5];
@@ -3304,6 +3416,7 @@ static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"tokens", test_tokens},
                                   {"uri_accepted", test_uri_accepted},
                                   {"uri_rejected", test_uri_rejected},
+                                  {"conf_fields", test_conf_fields},
                                   {"uri_error_never_has_password", test_uri_error_never_has_password},
                                   {"node_conf_name", test_node_conf_name},
                                   {"resp_format", test_resp_format},
