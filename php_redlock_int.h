@@ -190,9 +190,22 @@ typedef struct php_redlock_pooled {
     bool nv_clock; /* the reason: a clock step (since: the step), not a restart */
 } php_redlock_pooled;
 
+/* ---------- the connection pool (redlock_pool.c: no other file touches REDLOCK_G(pool)) ---------- */
 void php_redlock_pooled_dtor(zval *zv);
-/* MINIT: the random key of the pool keys' keyed hash (redlock_nodes.c) */
+void php_redlock_pool_ginit(HashTable *pool);
+void php_redlock_pool_gshutdown(HashTable *pool);
+/* MINIT: the random key of the pool keys' keyed hash */
 zend_result php_redlock_pool_key_init(void);
+/* the pooled command connection of conf's settings (made when there is none), or NULL */
+php_redlock_pooled *php_redlock_pool_get(const rl_node_conf *conf, bool persistent);
+/* the subscriber connection next to the command connection cmd, or NULL */
+php_redlock_pooled *php_redlock_pool_get_sub(const php_redlock_pooled *cmd);
+/* fn(p, ctx) for every pooled connection (subscribers too: p->sub) */
+typedef void (*php_redlock_pool_fn)(php_redlock_pooled *p, void *ctx);
+void php_redlock_pool_each(php_redlock_pool_fn fn, void *ctx);
+uint32_t php_redlock_pool_size(void);
+/* for phpinfo(): connections in the pool, and of them open */
+void php_redlock_pool_counts(uint32_t *pooled, uint32_t *open);
 
 /* A group of nodes: shared by a RedLock and the locks it made. */
 typedef struct php_redlock_group {
@@ -314,7 +327,7 @@ void php_redlock_held_forget(php_redlock_lock_obj *l);
  * confirmed released. */
 void php_redlock_held_start(void);
 int php_redlock_held_release_all(bool ending);
-/* Request end's flush of the pool (RSHUTDOWN, releaseAll()): see redlock.c. */
+/* Request end's flush of the pool (RSHUTDOWN, releaseAll()): redlock_pool.c. */
 void php_redlock_pool_flush(void);
 /* ---------- on_lost (redlock_lost.c) ---------- */
 

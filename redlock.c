@@ -57,13 +57,13 @@ static PHP_GINIT_FUNCTION(redlock)
     ZEND_TSRMLS_CACHE_UPDATE();
 #endif
     memset(redlock_globals, 0, sizeof(*redlock_globals));
-    zend_hash_init(&redlock_globals->pool, 8, NULL, php_redlock_pooled_dtor, 1);
+    php_redlock_pool_ginit(&redlock_globals->pool);
     zend_hash_init(&redlock_globals->distinct, 8, NULL, NULL, 1);
 }
 
 static PHP_GSHUTDOWN_FUNCTION(redlock)
 {
-    zend_hash_destroy(&redlock_globals->pool);
+    php_redlock_pool_gshutdown(&redlock_globals->pool);
     zend_hash_destroy(&redlock_globals->distinct);
 }
 
@@ -121,52 +121,11 @@ PHP_RSHUTDOWN_FUNCTION(redlock)
     return SUCCESS;
 }
 
-void php_redlock_pool_flush(void)
-{
-    /* Before the process moves on (a CLI job may make no further call):
-     * - what is still unwritten goes out now: a SET or release held behind a
-     *   connect or an AUTH/SELECT gate, or behind a full socket;
-     * - releases answered late may have met a NOSCRIPT (SCRIPT FLUSH): their
-     *   retry goes out in this request;
-     * - a non-persistent connection is closed only once nothing of ours is in
-     *   flight on it: closing earlier could drop a release, or let an older
-     *   SET still queued at the node land after it. Until then it stays (and
-     *   is settled at a later request end).
-     * Bounded by the nodes' own timeouts (at most 1 s). */
-    php_redlock_pooled *p;
-    /* every connection of the pool, however many (more than a call's
-     * RL_MAX_NODES: several RedLock objects, databases, subscribers) */
-    uint32_t cap = zend_hash_num_elements(&REDLOCK_G(pool));
-    rl_conn **busy = cap ? emalloc(sizeof(*busy) * cap) : NULL;
-    int nbusy = 0, wait_ms = 20;
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        rl_conn *c = p->conn;
-        if (rl_conn_unsent(c) || rl_conn_late_scripts(c) || (!p->persistent && rl_conn_busy(c))) {
-            busy[nbusy++] = c;
-            int t = rl_conn_conf(c)->timeout_ms;
-            if (t > wait_ms) wait_ms = t;
-        }
-    } ZEND_HASH_FOREACH_END();
-    if (nbusy) {
-        rl_net net = {.conns = busy, .n = nbusy, .clock = &rl_clock_monotonic};
-        rl_net_drain(&net, (uint64_t)(wait_ms < 1000 ? wait_ms : 1000) * 1000u);
-    }
-    if (busy) efree(busy);
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        if (!p->persistent && !rl_conn_busy(p->conn)) rl_conn_close(p->conn);
-    } ZEND_HASH_FOREACH_END();
-    /* replies read by the drain, the watchdog's extensions: into the pool's metrics */
-    php_redlock_metrics_sync_pool();
-}
-
 PHP_MINFO_FUNCTION(redlock)
 {
     char buf[64];
-    uint32_t open = 0;
-    php_redlock_pooled *p;
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        if (rl_conn_is_open(p->conn)) open++;
-    } ZEND_HASH_FOREACH_END();
+    uint32_t pooled, open;
+    php_redlock_pool_counts(&pooled, &open);
     php_info_print_table_start();
     php_info_print_table_row(2, "redlock support", "enabled");
     php_info_print_table_row(2, "Version", PHP_REDLOCK_VERSION);
@@ -181,7 +140,7 @@ PHP_MINFO_FUNCTION(redlock)
     } else {
         php_info_print_table_row(2, "TLS", "no");
     }
-    snprintf(buf, sizeof(buf), "%u", zend_hash_num_elements(&REDLOCK_G(pool)));
+    snprintf(buf, sizeof(buf), "%u", pooled);
     php_info_print_table_row(2, "Pooled connections", buf);
     snprintf(buf, sizeof(buf), "%u", open);
     php_info_print_table_row(2, "Open connections", buf);

@@ -415,6 +415,42 @@ typedef struct node_agg {
     int no_info;
 } node_agg;
 
+typedef struct node_aggs {
+    node_agg *agg;
+    uint32_t n;
+    uint64_t now;
+} node_aggs;
+
+/* one pooled connection's figures into its node's (php_redlock_pool_each) */
+static void agg_pooled(php_redlock_pooled *p, void *ctx)
+{
+    node_aggs *x = ctx;
+    if (p->sub) return; /* they carry no lock command */
+    const rl_node_stats *st = rl_conn_stats(p->conn);
+    node_agg *a = NULL;
+    for (uint32_t i = 0; i < x->n; i++)
+        if (strcmp(x->agg[i].name, p->name) == 0) a = &x->agg[i];
+    if (!a) {
+        a = &x->agg[x->n++];
+        *a = (node_agg){.name = p->name};
+    }
+    a->st.ok += st->ok;
+    a->st.errors += st->errors;
+    a->st.timeouts += st->timeouts;
+    a->st.skipped += st->skipped;
+    /* API.md "Restarted nodes": out of the quorum as its last call judged, or no INFO */
+    rl_ident id;
+    rl_conn_ident(p->conn, &id);
+    if (p->nv_until_us > x->now && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
+        a->nv_until_us = p->nv_until_us;
+        a->nv_since_us = p->nv_since_us;
+        a->nv_clock = p->nv_clock;
+    }
+    a->no_info |= id.no_info;
+    if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
+    rl_latency_merge(&a->st.lat, &st->lat);
+}
+
 PHP_METHOD(RedLock, stats)
 {
     ZEND_PARSE_PARAMETERS_NONE();
@@ -431,36 +467,12 @@ PHP_METHOD(RedLock, stats)
 
     /* every connection of this worker, merged by node name (a server may
      * have several: another database, user or persistence setting) */
-    uint32_t cap = zend_hash_num_elements(&REDLOCK_G(pool)), na = 0;
-    uint64_t now = rl_clock_monotonic.now_us(NULL);
-    node_agg *agg = safe_emalloc(cap ? cap : 1, sizeof(*agg), 0);
-    php_redlock_pooled *p;
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        if (p->sub) continue; /* they carry no lock command */
-        const rl_node_stats *st = rl_conn_stats(p->conn);
-        node_agg *a = NULL;
-        for (uint32_t i = 0; i < na; i++)
-            if (strcmp(agg[i].name, p->name) == 0) a = &agg[i];
-        if (!a) {
-            a = &agg[na++];
-            *a = (node_agg){.name = p->name};
-        }
-        a->st.ok += st->ok;
-        a->st.errors += st->errors;
-        a->st.timeouts += st->timeouts;
-        a->st.skipped += st->skipped;
-        /* API.md "Restarted nodes": out of the quorum as its last call judged, or no INFO */
-        rl_ident id;
-        rl_conn_ident(p->conn, &id);
-        if (p->nv_until_us > now && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
-            a->nv_until_us = p->nv_until_us;
-            a->nv_since_us = p->nv_since_us;
-            a->nv_clock = p->nv_clock;
-        }
-        a->no_info |= id.no_info;
-        if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
-        rl_latency_merge(&a->st.lat, &st->lat);
-    } ZEND_HASH_FOREACH_END();
+    uint32_t cap = php_redlock_pool_size();
+    node_aggs x = {.agg = safe_emalloc(cap ? cap : 1, sizeof(node_agg), 0), .now = rl_clock_monotonic.now_us(NULL)};
+    php_redlock_pool_each(agg_pooled, &x);
+    node_agg *agg = x.agg;
+    uint32_t na = x.n;
+    uint64_t now = x.now;
 
     array_init_size(&nodes, na);
     for (uint32_t i = 0; i < na; i++) {

@@ -910,14 +910,15 @@ static void watchdog_sync(void)
     }
 }
 
+static void sync_pooled(php_redlock_pooled *p, void *ctx)
+{
+    (void)ctx;
+    if (!p->sub) node_sync(p->mseen.node, p);
+}
+
 void php_redlock_metrics_sync_pool(void)
 {
-    php_redlock_pooled *p;
-    /* clang-format off */
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(pool), p) {
-        if (!p->sub) node_sync(p->mseen.node, p);
-    } ZEND_HASH_FOREACH_END();
-    /* clang-format on */
+    php_redlock_pool_each(sync_pooled, NULL);
     watchdog_sync();
 }
 

@@ -1,132 +1,7 @@
-/* redlock_nodes.c -- the $nodes argument, the connection pool of this worker, groups of nodes. */
+/* redlock_nodes.c -- the $nodes argument and groups of nodes (their connections come from the pool: redlock_pool.c). */
 #include "php_redlock_int.h"
 
-#include "ext/standard/md5.h"
-#include "ext/hash/php_hash.h"
-#include "ext/hash/php_hash_sha.h"
 #include "zend_smart_str.h"
-
-/* ---------- the connection pool of this worker ---------- */
-
-void php_redlock_pooled_dtor(zval *zv)
-{
-    php_redlock_pooled *p = Z_PTR_P(zv);
-    rl_conn_free(p->conn);
-    free(p->ident);
-    free(p);
-}
-
-/* The key of the pool keys' keyed hash: random per process, drawn once in
- * MINIT (before any thread of a ZTS build exists), read-only after. */
-static unsigned char pool_hash_key[32];
-
-zend_result php_redlock_pool_key_init(void)
-{
-    return rl_random_system.fill(rl_random_system.ctx, pool_hash_key, sizeof(pool_hash_key)) == 0 ? SUCCESS : FAILURE;
-}
-
-/* HMAC-SHA256 (RFC 2104) of a secret under pool_hash_key, in hex: the pool
- * key never holds a secret, nor a plain hash of one that a core dump would
- * let anyone test guesses against offline */
-static void append_secret_hash(smart_str *s, const char *secret)
-{
-    PHP_SHA256_CTX ctx;
-    unsigned char pad[64], digest[32];
-    char hex[65];
-    for (int outer = 0; outer < 2; outer++) {
-        memset(pad, outer ? 0x5c : 0x36, sizeof(pad));
-        for (size_t i = 0; i < sizeof(pool_hash_key); i++) pad[i] ^= pool_hash_key[i];
-        PHP_SHA256Init(&ctx);
-        PHP_SHA256Update(&ctx, pad, sizeof(pad));
-        if (outer)
-            PHP_SHA256Update(&ctx, digest, sizeof(digest));
-        else
-            PHP_SHA256Update(&ctx, (const unsigned char *)secret, strlen(secret));
-        PHP_SHA256Final(digest, &ctx);
-    }
-    make_digest_ex(hex, digest, 32);
-    smart_str_appendl(s, hex, 64);
-    ZEND_SECURE_ZERO(&ctx, sizeof(ctx));
-    ZEND_SECURE_ZERO(pad, sizeof(pad));
-}
-
-/* one setting of the identity: "|name=<length>:<value>" (a path may contain any
- * byte but NUL), "|name=-" when not set, a secret as its keyed hash */
-static void put_setting(void *ctx, const char *name, const char *v, size_t len, int secret)
-{
-    smart_str *s = ctx;
-    smart_str_appendc(s, '|');
-    smart_str_appends(s, name);
-    smart_str_appendc(s, '=');
-    if (!v) {
-        smart_str_appendc(s, '-');
-    } else if (secret) {
-        append_secret_hash(s, v); /* a keyed hash of the secret, never the secret */
-    } else {
-        smart_str_append_unsigned(s, len);
-        smart_str_appendc(s, ':');
-        smart_str_appendl(s, v, len);
-    }
-}
-
-/* every connection setting is part of the identity (rl_node_conf_identity:
- * each field of RL_NODE_CONF_FIELDS): another CA, client certificate, peer
- * name or password is another connection */
-static void pool_identity(smart_str *s, const rl_node_conf *c, bool persistent)
-{
-    rl_node_conf_identity(c, put_setting, s);
-    smart_str_appends(s, persistent ? "|p" : "|np"); /* (a subscriber's: then "|sub", pool_get_sub) */
-    smart_str_0(s);
-}
-
-/* The pooled connection of key, made with conf (and like's TLS context) when
- * there is none yet. */
-static php_redlock_pooled *pool_get_key(zend_string *key, const rl_node_conf *conf, bool persistent, bool sub,
-                                        const rl_conn *like)
-{
-    /* str variants: the persistent table makes its own persistent key copy */
-    php_redlock_pooled *p = zend_hash_str_find_ptr(&REDLOCK_G(pool), ZSTR_VAL(key), ZSTR_LEN(key));
-    if (p) return p;
-    p = calloc(1, sizeof(*p));
-    if (p) p->conn = sub ? rl_conn_new_subscriber(conf) : rl_conn_new(conf);
-    if (p) p->ident = strndup(ZSTR_VAL(key), ZSTR_LEN(key));
-    if (!p || !p->conn || !p->ident) {
-        if (p) rl_conn_free(p->conn);
-        if (p) free(p->ident);
-        free(p);
-        return NULL;
-    }
-    if (like) rl_conn_tls_share(p->conn, like);
-    p->persistent = persistent;
-    p->sub = sub;
-    rl_node_conf_name(conf, p->name, sizeof(p->name));
-    if (!sub) php_redlock_metrics_track(p);
-    zend_hash_str_add_new_ptr(&REDLOCK_G(pool), ZSTR_VAL(key), ZSTR_LEN(key), p);
-    return p;
-}
-
-static php_redlock_pooled *pool_get(const rl_node_conf *conf, bool persistent)
-{
-    smart_str key = {0};
-    pool_identity(&key, conf, persistent);
-    php_redlock_pooled *p = pool_get_key(key.s, conf, persistent, false, NULL);
-    smart_str_free(&key);
-    return p;
-}
-
-/* The subscriber connection next to command connection cmd: its identity
- * plus "|sub" (the command connection's settings may have lost their TLS
- * passphrase once its key was loaded: the subscriber takes its TLS context). */
-static php_redlock_pooled *pool_get_sub(const php_redlock_pooled *cmd)
-{
-    smart_str key = {0};
-    smart_str_appends(&key, cmd->ident);
-    smart_str_appends(&key, "|sub");
-    smart_str_0(&key);
-    php_redlock_pooled *p = pool_get_key(key.s, rl_conn_conf(cmd->conn), cmd->persistent, true, cmd->conn);
-    smart_str_free(&key);
-    return p;
-}
 
 /* ---------- a group of nodes: shared by a RedLock and the locks it made ---------- */
 
@@ -177,7 +52,7 @@ bool php_redlock_group_subscribers(php_redlock_group *g)
     if (!g->sub_pooled[0]) {
         for (int i = 0; i < g->n; i++) {
             /* the command connection's settings: they keep the secret the group wiped */
-            g->sub_pooled[i] = pool_get_sub(g->pooled[i]);
+            g->sub_pooled[i] = php_redlock_pool_get_sub(g->pooled[i]);
             if (!g->sub_pooled[i]) {
                 memset(g->sub_pooled, 0, sizeof(g->sub_pooled));
                 return false;
@@ -520,7 +395,7 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
         rl_node_conf *c = &g->conf[i];
         g->connect_timeout[i] = c->connect_timeout_ms;
         g->timeout[i] = c->timeout_ms;
-        g->pooled[i] = pool_get(c, g->opts.persistent);
+        g->pooled[i] = php_redlock_pool_get(c, g->opts.persistent);
         if (!g->pooled[i]) {
             zend_throw_error(NULL, "out of memory");
             return FAILURE;
