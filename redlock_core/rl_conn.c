@@ -84,7 +84,7 @@ void rlc_ident_done(rl_conn *c, uint64_t now)
     if (!id->known || strcmp(in->run_id, c->last_run_id) != 0) {
         /* another server than the one we knew (or the first): a new
          * incarnation, up since the latest moment its uptime allows */
-        id->restarted = c->last_run_id[0] != '\0';
+        id->restarted = c->last_run_id[0] != '\0' && strcmp(in->run_id, c->last_run_id) != 0;
         id->inc++;
         uint64_t up = (uint64_t)in->uptime_s * 1000000u;
         id->up_since_us = c->info_at_us > up ? c->info_at_us - up : 1;

@@ -35,6 +35,11 @@ typedef struct nodeset {
     rl_conn *conns[RL_MAX_NODES];
     struct sockaddr_storage addr[RL_MAX_NODES]; /* handed over by callers (addrlen 0: none yet) */
     socklen_t addrlen[RL_MAX_NODES];
+    /* the run_id each caller's connection knew (its lock's SET went to that
+     * server): a watchdog connection that meets another one at its first
+     * connect sees the restart (and repairs our key there) as the caller's
+     * connection would have; "" none */
+    char run_id[RL_MAX_NODES][41];
     rl_net net;
     rl_transport tp;
     rl_ctx ctx;
@@ -269,12 +274,15 @@ static void set_unref(nodeset *s)
  * look a name up): the caller's own connection's, else resolved here, in
  * the caller's thread (a name its connection could not resolve yet: its
  * lookup costs the caller as its next call would have). addrlen 0: none. */
-static void caller_addrs(const rl_watch_spec *spec, struct sockaddr_storage *addr, socklen_t *addrlen)
+static void caller_addrs(const rl_watch_spec *spec, struct sockaddr_storage *addr, socklen_t *addrlen,
+                         char (*run_id)[41])
 {
     for (int i = 0; i < spec->n; i++) {
         const rl_conn *own = spec->conns ? spec->conns[i] : NULL;
         char why[RL_REASON_LEN];
         addrlen[i] = 0;
+        run_id[i][0] = '\0';
+        if (own) memcpy(run_id[i], own->last_run_id, sizeof(run_id[i]));
         if (own && own->addrlen) {
             memcpy(&addr[i], &own->addr, own->addrlen);
             addrlen[i] = own->addrlen;
@@ -284,19 +292,21 @@ static void caller_addrs(const rl_watch_spec *spec, struct sockaddr_storage *add
     }
 }
 
-/* the addresses callers handed over, into the connections that have none
- * (by the thread, under wd.mu: the connections are the thread's) */
+/* the addresses and run_ids callers handed over, into the connections that
+ * have none (by the thread, under wd.mu: the connections are the thread's) */
 static void take_addrs(nodeset *s)
 {
     for (int i = 0; i < s->n; i++) {
         rl_conn *c = s->conns[i];
+        if (!c->last_run_id[0] && s->run_id[i][0]) memcpy(c->last_run_id, s->run_id[i], sizeof(c->last_run_id));
         if (c->addrlen || !s->addrlen[i]) continue;
         memcpy(&c->addr, &s->addr[i], s->addrlen[i]);
         c->addrlen = s->addrlen[i];
     }
 }
 
-static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage *addr, const socklen_t *addrlen)
+static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage *addr, const socklen_t *addrlen,
+                        char (*run_id)[41])
 {
     const rl_node_conf *confs = spec->confs;
     int n = spec->n;
@@ -330,6 +340,7 @@ static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage
         wd.sets = s;
     }
     for (int i = 0; i < n; i++) {
+        if (run_id[i][0]) memcpy(s->run_id[i], run_id[i], sizeof(s->run_id[i])); /* the latest caller's */
         if (s->addrlen[i] || !addrlen[i]) continue;
         memcpy(&s->addr[i], &addr[i], addrlen[i]);
         s->addrlen[i] = addrlen[i];
@@ -623,8 +634,9 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
     w->on_lost_arg = spec->on_lost_arg;
     struct sockaddr_storage addr[RL_MAX_NODES];
     socklen_t addrlen[RL_MAX_NODES];
+    char run_id[RL_MAX_NODES][41];
     /* without wd.mu: a lookup here holds no extension; a deadline needs no connection */
-    if (!w->deadline_only) caller_addrs(spec, addr, addrlen);
+    if (!w->deadline_only) caller_addrs(spec, addr, addrlen, run_id);
 
     pthread_mutex_lock(&wd.mu);
     if (wd.heap_cap <= wd.n_active) {
@@ -634,7 +646,7 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
         wd.heap = h;
         wd.heap_cap = cap;
     }
-    if (!w->deadline_only && !(w->ns = set_get(spec, addr, addrlen))) goto fail;
+    if (!w->deadline_only && !(w->ns = set_get(spec, addr, addrlen, run_id))) goto fail;
     if (start_thread() != 0) {
         set_unref(w->ns);
         goto fail;

@@ -873,6 +873,7 @@ static int run(cli *c, nodes *t, const char *key, size_t keylen, const rl_lock_i
     j->life_wr = life[1];
     j->tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
     rl_watch_spec spec = {.confs = c->confs,
+                          .conns = t->conns, /* their addresses and the run_ids the lock was taken on */
                           .n = c->n,
                           .key = key,
                           .keylen = keylen,

@@ -470,10 +470,14 @@ check command_dies_with_stopped_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(
 # and restarted without its data; B, a new process, must not win 1+4+5 while A is valid (node 1 votes again after the grace:
 # the longest TTL used, 6 s). The maxttl key is made 2.5 s before the restart (Redis counts uptime
 # in whole seconds: a node younger than that key is told apart from a fresh cluster only past ~2 s).
+# A starts 1 s before the restart, so its watchdog's first extension (at a third of the TTL, 2 s)
+# comes after it: its connections, new then, must know node 1's old run_id from A's own, or they
+# take the restarted node for one never seen and do not put A's key back there (A lost its lock).
 r=restart
 P=$(res "rs:") # a prefix of its own: its maxttl key is this check's (another suite's restarts are not)
 "$BIN" --prefix "$P" -t 6000 restart0 -- true 2>"$tmp/err"; rc=$?
 t0=$(ms)
+sleep_until $((t0 + 1500))
 rcli "${NODES[3]}" SET "$P$r" foreign PX 10000 >/dev/null; rcli "${NODES[4]}" SET "$P$r" foreign PX 10000 >/dev/null
 start_bg --prefix "$P" -t 6000 "$r" -- sh -c 'echo $REDLOCK_TOKEN > "$0"; sleep 5' "$tmp/tok"
 a=$bg
