@@ -42,11 +42,11 @@ const char rl_script_release_sha[] = "d3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a";
  * none), a the key's age in ms (-1 none), both as they were before; the key
  * is written only when ttl exceeds the stored TTL. TIME before a write needs
  * effects replication: the default from Redis 7, asked for before. */
-#define RL_LUA_MAXTTL(mk, ttl)                                                                                     \
-    "local t = redis.call(\"time\") local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "      \
-    "local m, a, c = 0, -1, now local v = redis.call(\"get\"," mk ") "                                           \
-    "if v then local x, y = string.match(v, \"^(%d+):(%d+)$\") if x then m = tonumber(x) c = tonumber(y) "       \
-    "a = now - c if a < 0 then a = 0 end end end "                                                               \
+#define RL_LUA_MAXTTL(mk, ttl)                                                                              \
+    "local t = redis.call(\"time\") local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) " \
+    "local m, a, c = 0, -1, now local v = redis.call(\"get\"," mk ") "                                      \
+    "if v then local x, y = string.match(v, \"^(%d+):(%d+)$\") if x then m = tonumber(x) c = tonumber(y) "  \
+    "a = now - c if a < 0 then a = 0 end end end "                                                          \
     "if tonumber(" ttl ") > m then redis.call(\"set\"," mk "," ttl " .. \":\" .. string.format(\"%d\", c)) end "
 /* An attempt done by script: SET NX PX, and when it set the key,
  * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
@@ -69,8 +69,8 @@ const char rl_script_extend[] =
     "if ARGV[3] and redis.replicate_commands then redis.replicate_commands() end "
     "local v = redis.call(\"get\",KEYS[1]) local r = 0 "
     "if v == ARGV[1] then r = redis.call(\"pexpire\",KEYS[1],ARGV[2]) elseif not v then r = -1 end "
-    "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL("ARGV[3]", "ARGV[2]")
-    "return {r, m, a}";
+    "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL("ARGV[3]",
+                                                                                 "ARGV[2]") "return {r, m, a}";
 const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
 
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor)
@@ -316,7 +316,8 @@ static int decide_votes(void *ud, const rl_result *res, int n)
 static int novote(const rl_result *res, int n)
 {
     int k = 0;
-    for (int i = 0; i < n; i++) k += res[i].state == RL_ANSWERED && res[i].novote_ms > 0 && is_ok_status(&res[i].reply, NULL);
+    for (int i = 0; i < n; i++)
+        k += res[i].state == RL_ANSWERED && res[i].novote_ms > 0 && is_ok_status(&res[i].reply, NULL);
     return k;
 }
 
@@ -517,154 +518,223 @@ static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_
     }
 }
 
+/* ---- rl_acquire, step by step ---- */
+
+/* What one acquisition sends: its SET (or acquire script), the release a
+ * failed attempt queues, and a waiter's variant of the SET that announces a
+ * win to its shard; the buffers their arguments point into. */
+typedef struct acq {
+    rl_cmd set, rel, ann;
+    char ttlbuf[24];
+    size_t ttllen;
+    int nonced;
+    char nkey[RL_MAX_KEY + 2], nonce[RL_TOKEN_LEN + 1], noshard[1];
+    char shard[2];
+} acq;
+
+/* step 1, the token: the caller's (API.md "Restore": the caller vouches for
+ * it), else a random one */
+static int acq_token(const rl_ctx *c, const rl_opts *o, rl_lock_info *info)
+{
+    if (o->token) {
+        if (o->token_len < RL_TOKEN_MIN || o->token_len > RL_TOKEN_MAX) return -1;
+        memcpy(info->token, o->token, o->token_len);
+        info->token[o->token_len] = '\0';
+        info->token_len = o->token_len;
+        return 0;
+    }
+    if (rl_make_token(c->rnd, info->token) != 0) return -1;
+    info->token_len = RL_TOKEN_LEN;
+    return 0;
+}
+
+/* step 2, the commands: the SET and the release of a failed attempt.
+ * A caller-chosen token may hold the key already: an earlier lock() with
+ * it, here or in another process (API.md: a second lock() is a conflict).
+ * A node whose SET timed out then looks the same whether this attempt set
+ * the key or the earlier lock holds it, and a token-checked cleanup there
+ * would delete the earlier lock: two holders. So such an attempt is a
+ * script that also writes a nonce of its own next to the key (nkey: the
+ * key, NUL, 'a', which no resource can name; same TTL), and its cleanup
+ * deletes the key only on a node where that nonce is found, i.e. where
+ * this very attempt set it. A fresh nonce per attempt (rl_acquire draws it):
+ * the cleanup of one attempt never touches what a later one set. */
+static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o,
+                        const rl_lock_info *info)
+{
+    const rl_restart *rs = c->rs;
+    size_t ttllen = a->ttllen = fmt_int(a->ttlbuf, sizeof(a->ttlbuf), ttl_ms);
+    a->nonced = o->token != NULL;
+    a->noshard[0] = '\0';
+    if (a->nonced) {
+        if (keylen > RL_MAX_KEY) return -1;
+        memcpy(a->nkey, key, keylen);
+        a->nkey[keylen] = '\0';
+        a->nkey[keylen + 1] = 'a';
+        eval_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, a->nkey, info->token, info->token_len);
+        arg(&a->set, a->ttlbuf, ttllen);
+        arg(&a->set, a->noshard, 0);
+        arg(&a->set, a->nonce, RL_TOKEN_LEN);
+        if (rs) arg(&a->set, rs->maxttl_key, rs->maxttl_keylen);
+        eval_cmd(&a->rel, rl_script_release, rl_script_release_sha, key, keylen, a->nkey, info->token, info->token_len);
+        release_id(&a->rel);
+        arg(&a->rel, a->nonce, RL_TOKEN_LEN);
+        release_tag(&a->rel, key, keylen, info->token);
+    } else if (rs) {
+        /* the script raises the maxttl key and answers it (no extra round trip) */
+        script_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, ttllen);
+        arg(&a->set, a->noshard, 0);
+        arg(&a->set, a->noshard, 0);
+        arg(&a->set, rs->maxttl_key, rs->maxttl_keylen);
+        release_cmd(&a->rel, key, keylen, info->token);
+    } else {
+        memset(&a->set, 0, sizeof(a->set));
+        arg(&a->set, "SET", 3);
+        arg(&a->set, key, keylen);
+        arg(&a->set, info->token, info->token_len);
+        arg(&a->set, "NX", 2);
+        arg(&a->set, "PX", 2);
+        arg(&a->set, a->ttlbuf, ttllen);
+        release_cmd(&a->rel, key, keylen, info->token);
+    }
+    a->set.op = RL_OP_SET;
+    a->set.tag = rl_lock_tag(key, keylen, info->token, info->token_len);
+    a->set.clock_check = rs != NULL;
+    /* after a failed attempt the release is only queued: each connection
+     * keeps it behind our SET, so a hung node costs the next attempt nothing */
+    a->rel.nowait = 1;
+    return 0;
+}
+
+/* step 3, subscribing (API.md "Waiting"): before the first attempt; its
+ * SUBSCRIBE is not awaited (an uncontended lock costs no extra round trip),
+ * so when that attempt fails, the subscription is confirmed and one more
+ * attempt made at once (acq_next): a release cannot slip in unseen between
+ * an attempt and the wait. The waiter, or NULL when this call does not wait
+ * for releases. */
+static const rl_waiter *acq_subscribe(acq *a, const rl_ctx *c, const rl_opts *o, const char *key, size_t keylen,
+                                      const rl_lock_info *info, uint64_t deadline)
+{
+    const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
+    if (!w) return NULL;
+    a->shard[0] = (char)('0' + random_below(c, RL_WAKE_SHARDS)); /* (no random drawn without a waiter) */
+    a->shard[1] = '\0';
+    if (w->subscribe(w->ctx, key, keylen, a->shard[0] - '0') != 0) return NULL;
+    if (a->nonced) {
+        a->ann = a->set;
+        a->ann.argv[7] = a->shard; /* ARGV[3] */
+        a->ann.argvlen[7] = 1;
+    } else if (c->rs) {
+        a->ann = a->set;
+        a->ann.argv[6] = a->shard; /* ARGV[3] */
+        a->ann.argvlen[6] = 1;
+    } else {
+        script_cmd(&a->ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, a->ttllen);
+        arg(&a->ann, a->shard, 1);
+        a->ann.op = RL_OP_SET;
+        a->ann.tag = a->set.tag;
+    }
+    return w;
+}
+
+/* step 4, the cleanup of a failed attempt. The spec: unlock all instances,
+ * including those that did not answer (their SET may still land). Not those
+ * that answered nil: our SET did not land there (the release would find
+ * nothing of this attempt: skipping it spares each contended attempt up to
+ * n - 1 scripts). A nil is that proof only when the SET went out once: one
+ * sent again on a new connection (the old one broke after the server may
+ * have run it) answers nil because the first one set the key. Sets rel's
+ * skip mask; 1 when some node gets the release. */
+static int acq_cleanup_mask(rl_cmd *rel, const rl_result *res, int n)
+{
+    int any = 0;
+    rel->skip = 0;
+    for (int i = 0; i < n; i++) {
+        int refused = res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL && !res[i].resent;
+        any |= res[i].sent && !refused;
+        if (refused) rel->skip |= (uint64_t)1 << i;
+    }
+    return any;
+}
+
+/* step 5, a quorum of SETs: fencing's two more quorum phases (a failure
+ * releases like any failed attempt: t->failed then n) and the validity,
+ * still counted from t0, before the SET. 1 when the lock is ours. */
+static int acq_won(const rl_ctx *c, const rl_opts *o, rl_lock_info *info, int ttl_ms, uint64_t t0, uint64_t t1,
+                   tally *t, rl_call *call)
+{
+    int fr = o->fence_key ? rl_fence_phases(c, o->fence_key, o->fence_keylen, &info->fence, call) : RL_ACQUIRED;
+    if (fr == RL_NO_QUORUM) t->failed = c->n;
+    if (fr == RL_ACQUIRED && o->fence_key) t1 = c->clock->now_us(c->clock->ctx);
+    return fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t->ok);
+}
+
+/* step 6, between attempts (retry and wake policy): 0 to try again, 1 to stop.
+ * With wait: until the deadline, never sleeping past it, woken by a release;
+ * else retry_count more attempts, never sleeping after the last. */
+static int acq_next(const rl_ctx *c, const rl_opts *o, const rl_waiter *w, int attempt, uint64_t deadline,
+                    int *confirmed, uint64_t slot_us, int *waiters, rl_lock_info *info)
+{
+    uint64_t now = c->clock->now_us(c->clock->ctx);
+    uint64_t pause = retry_pause_us(c, o);
+    if (deadline) {
+        if (now >= deadline) return 1;
+        if (now + pause > deadline) pause = deadline - now;
+    } else if (attempt >= o->retry_count) {
+        return 1;
+    }
+    if (w && !*confirmed) {
+        w->ready(w->ctx, deadline);
+        *confirmed = 1;
+        return 0;
+    }
+    if (w)
+        info->wakeups += wait_for_release(c, w, now + pause, slot_us, waiters);
+    else if (pause)
+        c->clock->sleep_us(c->clock->ctx, pause);
+    return 0;
+}
+
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call)
 {
     rl_result res_local[RL_MAX_NODES];
     rl_result *res = call ? call->res : res_local;
     int n = c->n, q = rl_quorum(n);
-    char ttlbuf[24];
-    rl_cmd set, rel;
-    int outcome = RL_CONFLICT;
+    const rl_restart *rs = c->rs;
+    acq a;
 
     if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1) return RL_ERROR;
     memset(info, 0, sizeof(*info));
-    if (o->token) {
-        /* a caller-chosen token (API.md "Restore"): the caller vouches for it */
-        if (o->token_len < RL_TOKEN_MIN || o->token_len > RL_TOKEN_MAX) return RL_ERROR;
-        memcpy(info->token, o->token, o->token_len);
-        info->token[o->token_len] = '\0';
-        info->token_len = o->token_len;
-    } else {
-        if (rl_make_token(c->rnd, info->token) != 0) return RL_ERROR;
-        info->token_len = RL_TOKEN_LEN;
-    }
-
-    /* A caller-chosen token may hold the key already: an earlier lock() with
-     * it, here or in another process (API.md: a second lock() is a conflict).
-     * A node whose SET timed out then looks the same whether this attempt set
-     * the key or the earlier lock holds it, and a token-checked cleanup there
-     * would delete the earlier lock: two holders. So such an attempt is a
-     * script that also writes a nonce of its own next to the key (nkey: the
-     * key, NUL, 'a', which no resource can name; same TTL), and its cleanup
-     * deletes the key only on a node where that nonce is found, i.e. where
-     * this very attempt set it. A fresh nonce per attempt: the cleanup of one
-     * attempt never touches what a later one set. */
-    int nonced = o->token != NULL;
-    char nkey[RL_MAX_KEY + 2], nonce[RL_TOKEN_LEN + 1], noshard[1] = {'\0'};
-    size_t ttllen = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms);
-    const rl_restart *rs = c->rs;
-    if (nonced) {
-        if (keylen > RL_MAX_KEY) return RL_ERROR;
-        memcpy(nkey, key, keylen);
-        nkey[keylen] = '\0';
-        nkey[keylen + 1] = 'a';
-        eval_cmd(&set, rl_script_acquire, rl_script_acquire_sha, key, keylen, nkey, info->token, info->token_len);
-        arg(&set, ttlbuf, ttllen);
-        arg(&set, noshard, 0);
-        arg(&set, nonce, RL_TOKEN_LEN);
-        if (rs) arg(&set, rs->maxttl_key, rs->maxttl_keylen);
-        eval_cmd(&rel, rl_script_release, rl_script_release_sha, key, keylen, nkey, info->token, info->token_len);
-        release_id(&rel);
-        arg(&rel, nonce, RL_TOKEN_LEN);
-        release_tag(&rel, key, keylen, info->token);
-    } else if (rs) {
-        /* the script raises the maxttl key and answers it (no extra round trip) */
-        script_cmd(&set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, ttllen);
-        arg(&set, noshard, 0);
-        arg(&set, noshard, 0);
-        arg(&set, rs->maxttl_key, rs->maxttl_keylen);
-        release_cmd(&rel, key, keylen, info->token);
-    } else {
-        memset(&set, 0, sizeof(set));
-        arg(&set, "SET", 3);
-        arg(&set, key, keylen);
-        arg(&set, info->token, info->token_len);
-        arg(&set, "NX", 2);
-        arg(&set, "PX", 2);
-        arg(&set, ttlbuf, ttllen);
-        release_cmd(&rel, key, keylen, info->token);
-    }
-    set.op = RL_OP_SET;
-    set.tag = rl_lock_tag(key, keylen, info->token, info->token_len);
-    set.clock_check = rs != NULL;
-    /* after a failed attempt the release is only queued: each connection
-     * keeps it behind our SET, so a hung node costs the next attempt nothing */
-    rel.nowait = 1;
-
+    if (acq_token(c, o, info) != 0 || acq_commands(&a, c, key, keylen, ttl_ms, o, info) != 0) return RL_ERROR;
     uint64_t first = c->clock->now_us(c->clock->ctx);
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
-    /* API.md "Waiting": subscribed before the first attempt; its SUBSCRIBE
-     * is not awaited (an uncontended lock costs no extra round trip), so
-     * when that attempt fails, the subscription is confirmed and one more
-     * attempt made at once: a release cannot slip in unseen between an
-     * attempt and the wait. */
-    const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
-    int confirmed = 0, waiters = 1;
-    uint64_t slot_us = 0;
-    rl_cmd ann;
-    char shard[2] = {'0', '\0'};
-    if (w) shard[0] = (char)('0' + random_below(c, RL_WAKE_SHARDS)); /* (no random drawn without a waiter) */
-    if (w && w->subscribe(w->ctx, key, keylen, shard[0] - '0') != 0) w = NULL;
-    if (w && nonced) {
-        ann = set;
-        ann.argv[7] = shard; /* ARGV[3] */
-        ann.argvlen[7] = 1;
-    } else if (w && rs) {
-        ann = set;
-        ann.argv[6] = shard; /* ARGV[3] */
-        ann.argvlen[6] = 1;
-    } else if (w) {
-        script_cmd(&ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, ttlbuf, ttllen);
-        arg(&ann, shard, 1);
-        ann.op = RL_OP_SET;
-        ann.tag = set.tag;
-    }
+    const rl_waiter *w = acq_subscribe(&a, c, o, key, keylen, info, deadline);
+    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
-        if (nonced && rl_make_token(c->rnd, nonce) != 0) {
+        if (a.nonced && rl_make_token(c->rnd, a.nonce) != 0) {
             outcome = RL_ERROR;
             break;
         }
         uint64_t t0 = c->clock->now_us(c->clock->ctx);
         /* a waiter's later attempts tell the other waiters of its shard when
          * they win, if there are some that hold back (three or more) */
-        const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &ann : &set;
+        const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &a.ann : &a.set;
         votes v = {.c = c, .drift_factor = o->drift_factor};
         if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, rs ? decide_votes : decide_ok_set, rs ? &v : NULL) != 0) {
             outcome = RL_ERROR;
             break;
         }
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
-        slot_us = t1 - t0;
         fill_call(call, res, n, is_ok_status);
         tally t = count_votes(rs ? &v : NULL, res, n);
         int nv = rs ? novote(res, n) : 0;
         if (call) call->ok = t.ok;
-        /* spec: on failure, unlock all instances, including those that did
-         * not answer (their SET may still land). Not those that answered nil:
-         * our SET did not land there (the release would find nothing of this
-         * attempt: skipping it spares each contended attempt up to n - 1
-         * scripts). A nil is that proof only when the SET went out once: one
-         * sent again on a new connection (the old one broke after the server
-         * may have run it) answers nil because the first one set the key. */
-        int any = 0;
-        rel.skip = 0;
-        for (int i = 0; i < n; i++) {
-            int refused = res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL && !res[i].resent;
-            any |= res[i].sent && !refused;
-            if (refused) rel.skip |= (uint64_t)1 << i;
-        }
-        if (t.ok >= q && !same_server(res, n)) {
-            /* fencing: two more quorum phases (a failure releases below, like any
-             * failed attempt); validity still counts from t0, before the SET */
-            int fr = o->fence_key ? rl_fence_phases(c, o->fence_key, o->fence_keylen, &info->fence, call) : RL_ACQUIRED;
-            if (fr == RL_NO_QUORUM) t.failed = n;
-            if (fr == RL_ACQUIRED && o->fence_key) t1 = c->clock->now_us(c->clock->ctx);
-            if (fr == RL_ACQUIRED && take_validity(info, ttl_ms, t0, t1, o->drift_factor, t.ok)) {
-                outcome = RL_ACQUIRED;
-                break;
-            }
+        int any = acq_cleanup_mask(&a.rel, res, n);
+        if (t.ok >= q && !same_server(res, n) && acq_won(c, o, info, ttl_ms, t0, t1, &t, call)) {
+            outcome = RL_ACQUIRED;
+            break;
         }
         /* a node out of the quorum after a restart is no failure, but the
          * quorum it cannot make is missing as if it were down */
@@ -672,30 +742,13 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
         if (any) {
             rl_result rr[RL_MAX_NODES];
-            if (c->tp->fanout(c->tp->ctx, &rel, rr, n, NULL, NULL) != 0) {
+            if (c->tp->fanout(c->tp->ctx, &a.rel, rr, n, NULL, NULL) != 0) {
                 outcome = RL_ERROR;
                 break;
             }
         }
         if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
-        uint64_t now = c->clock->now_us(c->clock->ctx);
-        uint64_t pause = retry_pause_us(c, o);
-        if (deadline) {
-            /* wait: retry until the deadline, never sleep past it */
-            if (now >= deadline) break;
-            if (now + pause > deadline) pause = deadline - now;
-        } else if (attempt >= o->retry_count) {
-            break; /* never sleep after the last attempt */
-        }
-        if (w && !confirmed) {
-            w->ready(w->ctx, deadline);
-            confirmed = 1;
-            continue;
-        }
-        if (w)
-            info->wakeups += wait_for_release(c, w, now + pause, slot_us, &waiters);
-        else if (pause)
-            c->clock->sleep_us(c->clock->ctx, pause);
+        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info)) break;
     }
     if (w) w->unsubscribe(w->ctx);
     return outcome;
