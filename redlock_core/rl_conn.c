@@ -687,7 +687,7 @@ void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason)
     snprintf(c->st.last_error, sizeof(c->st.last_error), "%s", r->reason);
 }
 
-void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why)
+static void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why)
 {
     /* a dead node must cost nothing on later calls: skip it for a while,
      * doubling up to a cap, and try again once the period is over */
@@ -696,6 +696,18 @@ void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why)
     c->down_until_us = now + (uint64_t)c->backoff_ms * 1000u;
     c->down_err = err;
     snprintf(c->down_why, sizeof(c->down_why), "%s", why ? why : rl_err_name(err));
+}
+
+/* A node failure, recorded in one place for the paths that can take a node
+ * down: the call's result when it is still pending (its reason, the node's
+ * statistics and last error: rlc_fail_res) and, when the node itself failed
+ * (down: a connect, a handshake or AUTH/SELECT that failed, a connection
+ * timed out in its handshake), its back-off. r may be NULL: a connect that
+ * no call waits for. */
+void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down)
+{
+    if (r && r->state == RL_PENDING) rlc_fail_res(c, r, err, why);
+    if (down) rlc_start_backoff(c, now, err, why);
 }
 
 /* A node in back-off fails at once, with the reason it went down: an AUTH
@@ -896,8 +908,7 @@ int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
     char why[RL_REASON_LEN];
     int err = RL_E_IO;
     if (rlc_resolve(c, why, sizeof(why)) != 0) {
-        rlc_fail_res(c, r, RL_E_RESOLVE, why);
-        rlc_start_backoff(c, now, RL_E_RESOLVE, why);
+        rlc_node_failed(c, r, RL_E_RESOLVE, why, now, 1);
         return -1;
     }
     c->reader = redisReaderCreateWithFunctions(&reply_fns);
@@ -921,9 +932,8 @@ int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident)
 #endif
     int d = rlc_dial(c, now, why, sizeof(why), &err);
     if (d != 0) {
-        rlc_fail_res(c, r, err, why);
         rl_conn_close(c);
-        if (d == -1) rlc_start_backoff(c, now, err, why); /* (no socket: nothing says the node is down) */
+        rlc_node_failed(c, r, err, why, now, d == -1); /* (no socket: nothing says the node is down) */
         return -1;
     }
     c->st.connects++;

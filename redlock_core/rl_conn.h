@@ -176,8 +176,8 @@ struct rl_conn {
     uint64_t probe_watch_us; /* per call: watched until then */
     uint64_t abandoned_us;   /* when the last connection was given up */
     int sock_timedout;       /* the kernel gave up (ETIMEDOUT): treat as rlc_abandon */
-    char run_id[41]; /* the server's, learnt at connect ("" unknown) */
-    int ident_pending; /* INFO replies of the identity still due */
+    char run_id[41];         /* the server's, learnt at connect ("" unknown) */
+    int ident_pending;       /* INFO replies of the identity still due */
     /* restart-safe quorum (API.md "Restarted nodes"): the INFO answers being
      * read, when the first came, the run_id last known (kept across
      * reconnects: a new one is a restart) and what it says of the server */
@@ -231,7 +231,7 @@ int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *
                    unsigned char op, uint64_t tag, uint64_t now);
 size_t rlc_out_limit(const rl_conn *c);
 void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
-void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why);
+void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down);
 void rlc_fail_down(rl_conn *c, rl_result *r);
 int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
 int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);

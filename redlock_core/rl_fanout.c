@@ -165,15 +165,15 @@ static void node_broken(fan *f, int i, int err, const char *why, uint64_t now)
         /* the kernel gave up (TCP_USER_TIMEOUT, keepalive), not the server:
          * what the connection held may not have arrived; keep what it owes */
         rlc_abandon(c, now);
-        if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], RL_E_STALLED, "unreachable (connection timed out)");
+        if (f->res[i].state == RL_PENDING)
+            rlc_fail_res(c, &f->res[i], RL_E_STALLED, "unreachable (connection timed out)");
         return;
     }
     int was_connecting = rlc_connecting(c);
     int retry = c->reused && !c->retried && !was_connecting && !f->settling;
     rl_conn_close(c);
     if (retry && node_send(f, i, now, 0) == 0) return;
-    if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], err, why);
-    if (was_connecting) rlc_start_backoff(c, now, err, why);
+    rlc_node_failed(c, &f->res[i], err, why, now, was_connecting);
 }
 
 static int is_noscript(const rl_reply *rp)
@@ -212,8 +212,7 @@ static int on_reply(fan *f, int i, uint64_t now)
              * gate was written, so closing loses nothing */
             snprintf(why, sizeof(why), "%s failed: %.60s", kind == EXP_AUTH ? "AUTH" : "SELECT", rp->str);
             rl_conn_close(c);
-            if (r->state == RL_PENDING) rlc_fail_res(c, r, RL_E_AUTH, why);
-            rlc_start_backoff(c, now, RL_E_AUTH, why);
+            rlc_node_failed(c, r, RL_E_AUTH, why, now, 1);
             return 1;
         }
         if (--c->hs_pending == 0 && rlc_flush_out(c, why, sizeof(why)) != 0) {
@@ -416,8 +415,7 @@ static int session_step(fan *f, int i, uint64_t now)
     if (r < 0) {
         /* nothing of ours was written: the session never existed */
         rl_conn_close(c);
-        if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], RL_E_IO, why);
-        rlc_start_backoff(c, now, RL_E_IO, why);
+        rlc_node_failed(c, &f->res[i], RL_E_IO, why, now, 1);
         return 1;
     }
     if (r == 0) return 0;
@@ -445,8 +443,7 @@ static int connect_done(fan *f, int i, uint64_t now)
          * node's next connect waits for its turn: probe_send) */
         if (c->dialed_us < f->t0 && !c->probing && rlc_redial(c, now, why, sizeof(why), &code) == 0) return 0;
         rl_conn_close(c); /* nothing was written: no connection, nothing ran */
-        if (f->res[i].state == RL_PENDING) rlc_fail_res(c, &f->res[i], code, why);
-        rlc_start_backoff(c, now, code, why);
+        rlc_node_failed(c, &f->res[i], code, why, now, 1);
         return 1;
     }
     c->state = ST_HANDSHAKE;
@@ -460,8 +457,7 @@ static void on_timeout(fan *f, int i, uint64_t now)
         /* the TCP or TLS handshake never completed: nothing of ours was written */
         const char *why = c->state == ST_CONNECTING ? "connect timeout" : "TLS handshake timeout";
         rl_conn_close(c);
-        rlc_fail_res(c, &f->res[i], RL_E_TIMEOUT, why);
-        rlc_start_backoff(c, now, RL_E_TIMEOUT, why);
+        rlc_node_failed(c, &f->res[i], RL_E_TIMEOUT, why, now, 1);
         return;
     }
     /* Keep the connection, also when caught in the middle of a reply: the
@@ -567,8 +563,8 @@ static int probe_send(fan *f, int i, uint64_t now)
     }
     if (cmd->op == RL_OP_RELEASE) {
         /* kept in order behind the gate (or for the next connect) */
-        if (c->fd >= 0 && rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op,
-                                         cmd->tag, now) == 0)
+        if (c->fd >= 0 &&
+            rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) == 0)
             rlc_q_forget_mine(c, cmd, 0);
         else
             rlc_owe_add(c, cmd);
@@ -865,7 +861,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             rl_conn *c = net->conns[i];
             if (c->fd >= 0 && rlc_connecting(c) && now >= c->deadline_us) {
                 rl_conn_close(c);
-                rlc_start_backoff(c, now, RL_E_TIMEOUT, "connect timeout");
+                rlc_node_failed(c, NULL, RL_E_TIMEOUT, "connect timeout", now, 1);
             }
         }
     }
@@ -885,7 +881,7 @@ static void drain_until(fan *f, struct pollfd *pfd, int *map, uint64_t end)
             if (c->fd < 0 || c->gen != rl_fork_generation()) continue;
             if (rlc_connecting(c) && now >= c->deadline_us) {
                 rl_conn_close(c); /* never connected: nothing was written */
-                rlc_start_backoff(c, now, RL_E_TIMEOUT, "connect timeout");
+                rlc_node_failed(c, NULL, RL_E_TIMEOUT, "connect timeout", now, 1);
                 continue;
             }
             if (!rl_conn_busy(c) && !rlc_connecting(c)) continue;
@@ -958,7 +954,7 @@ void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *
             if (c->fd < 0) continue;
             if (rlc_connecting(c) && now >= c->deadline_us) {
                 rl_conn_close(c); /* never connected: nothing was written */
-                rlc_start_backoff(c, now, RL_E_TIMEOUT, "connect timeout");
+                rlc_node_failed(c, NULL, RL_E_TIMEOUT, "connect timeout", now, 1);
                 continue;
             }
             if (rlc_connecting(c) && c->deadline_us < next) next = c->deadline_us;
