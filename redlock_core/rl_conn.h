@@ -12,26 +12,56 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-/* TCP connect, then the session layer's handshake (TLS), then ready;
- * connect_timeout covers both */
+/* The connection's states. TCP connect, then the session layer's handshake
+ * (TLS), then ready; connect_timeout covers both:
+ *   ST_CLOSED      no socket (new, closed by the server, given up); the next
+ *                  send dials (rlc_conn_open), unless the node is in back-off
+ *                  (down_until_us) or a probe's turn has not come (probing)
+ *   ST_CONNECTING  non-blocking connect in progress (POLLOUT: connect_done)
+ *   ST_HANDSHAKE   the I/O layer's handshake (TLS) in progress (session_step)
+ *   ST_READY       commands flow; the AUTH/SELECT gate (hs_pending, hs_end)
+ *                  holds back what follows it until it is answered
+ * Beside the state: a ready connection is stalled (no new work) while
+ * rlc_stalled() says so (QSTALL/STALE_US below), probing while it replaces
+ * an unreachable one (nothing but its PING until answered), ident_pending
+ * while INFO replies are still due. */
 enum { ST_CLOSED = 0, ST_CONNECTING, ST_HANDSHAKE, ST_READY };
 
-/* What the next reply on a connection answers, in pipeline order. */
+/* What the next reply on a connection answers, in pipeline order (the queue
+ * c->q; on_reply in rl_fanout.c acts on each kind):
+ *   EXP_SKIP            dropped: its call is over and nothing depends on it
+ *                       (a timed-out command's reply, a replayed release)
+ *   EXP_AUTH/EXP_SELECT the gate: an error closes the connection (nothing
+ *                       past it was written) and puts the node in back-off
+ *   EXP_SCRIPT          SCRIPT LOAD at connect: dropped
+ *   EXP_IDENT           INFO server: run_id, uptime, the server's clock
+ *   EXP_IDENT_AOF       INFO persistence: aof_enabled (the last of the identity)
+ *   EXP_TIME            TIME, pipelined ahead of a SET at most once a second:
+ *                       the clock-step check
+ *   EXP_MINE            the current call's command: its result
+ *   EXP_LATE            a command whose call decided without it: counted in
+ *                       the stats, dropped
+ *   EXP_LATE_SCRIPT     late, its script kept: sent again on NOSCRIPT
+ *   EXP_TIMEOUT_SCRIPT  timed out (already counted as a timeout), the same
+ *   EXP_SUB/EXP_UNSUB   a subscriber connection's (UN)SUBSCRIBE confirmation
+ *                       (rl_wait.c's on_push)
+ *   EXP_GATE            PING on a connection that replaces an unreachable
+ *                       one: what it owes waits behind it */
 enum {
     EXP_SKIP = 0,
     EXP_AUTH,
     EXP_SELECT,
     EXP_SCRIPT,
-    EXP_IDENT,     /* INFO server: run_id, uptime */
-    EXP_IDENT_AOF, /* INFO persistence: aof_enabled (the last of the identity) */
-    EXP_TIME,      /* TIME, pipelined ahead of a SET at most once a second: the clock-step check */
+    EXP_IDENT,
+    EXP_IDENT_AOF,
+    EXP_TIME,
     EXP_MINE,
     EXP_LATE,
-    EXP_LATE_SCRIPT,    /* late, its script kept: sent again on NOSCRIPT */
-    EXP_TIMEOUT_SCRIPT, /* timed out (not counted in stats), the same */
+    EXP_LATE_SCRIPT,
+    EXP_TIMEOUT_SCRIPT,
     EXP_SUB,
     EXP_UNSUB,
-    EXP_GATE /* PING on a connection that replaces an unreachable one: what it owes waits behind it */
+    EXP_GATE
 };
 
 /* A RESP2 pub/sub array on a subscriber connection, read without allocation:
