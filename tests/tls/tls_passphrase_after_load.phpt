@@ -26,7 +26,7 @@ $f = sys_get_temp_dir() . '/rl-tlspp-' . getmypid();
 $pid = pcntl_fork();
 if ($pid === 0) {
     $h = (new RedLock($node, $opts))->lock($res, 10000);
-    file_put_contents("$f.up", $h ? 'held' : 'failed');
+    rl_put_atomic("$f.up", $h ? 'held' : 'failed');
     usleep(400000);
     $ok = $h->release();
     file_put_contents($f, hrtime(true) . ' ' . ($ok ? 'released' : 'lost'));

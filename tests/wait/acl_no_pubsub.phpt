@@ -22,7 +22,7 @@ $pid = pcntl_fork();
 if ($pid === 0) {
     $l = (new RedLock($nodes, ['retry_count' => 5, 'retry_delay' => 20,
         'connect_timeout' => (int) rl_slack(100), 'timeout' => (int) rl_slack(100)]))->lock($res, 10000);
-    file_put_contents("$f.up", $l ? 'held' : 'failed');
+    rl_put_atomic("$f.up", $l ? 'held' : 'failed');
     // release half-way between two of the waiter's timer attempts (from the time it began
     // waiting, which it writes to $f.t0): an attempt taken right at the release can then
     // only be a wake-up
@@ -36,7 +36,7 @@ if ($pid === 0) {
 for ($i = 0; $i < 500 && !file_exists("$f.up"); $i++) usleep(10000);
 echo "holder: ", file_get_contents("$f.up"), "\n";
 $t0 = hrtime(true);
-file_put_contents("$f.t0", (string) $t0);
+rl_put_atomic("$f.t0", (string) $t0);
 $l = (new RedLock($nodes))->lock($res, 10000, ['wait' => (int) rl_slack(5000), 'retry_delay' => (int) rl_slack(700), 'retry_jitter' => 0]);
 $t = hrtime(true);
 pcntl_waitpid($pid, $st);

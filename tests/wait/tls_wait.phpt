@@ -15,7 +15,7 @@ $f = sys_get_temp_dir() . '/rl-tlswait-' . getmypid();
 $pid = pcntl_fork();
 if ($pid === 0) {
     $l = rl_tls_new(['retry_count' => 0])->lock($res, 10000);
-    file_put_contents("$f.up", $l ? 'held' : 'failed');
+    rl_put_atomic("$f.up", $l ? 'held' : 'failed');
     usleep(400000);
     $ok = $l->release();
     file_put_contents($f, hrtime(true) . ' ' . ($ok ? 'released' : 'lost'));

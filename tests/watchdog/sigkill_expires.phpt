@@ -16,7 +16,7 @@ if ($pid === 0) {
     // the victim: its own watchdog (a fork child has none until it watches a lock)
     $rl = new RedLock(rl_nodes(), ['retry_count' => 0]);
     $l = $rl->lock($res, 1000, ['auto_extend' => true]);
-    file_put_contents($flag, $l ? $l->token : 'none');
+    rl_put_atomic($flag, $l ? $l->token : 'none');
     sleep(60); // killed long before
     exit(0);
 }
