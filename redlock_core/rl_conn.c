@@ -1070,6 +1070,100 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
 /* A node that has not answered for long, or holds too much unanswered or
  * unsent, gets no new work: it keeps its connection (see above) and the
  * releases it owes, and catches up once it answers again. */
+/* ---- subscriber connections ---- */
+rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
+{
+    rl_conn *c = rl_conn_new(conf);
+    if (c) c->sub = 1;
+    return c;
+}
+
+int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens, uint64_t now,
+                 void (*hook)(void *ud, rl_conn *c), void *ud)
+{
+    char why[RL_REASON_LEN];
+    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
+    if (c->fd >= 0 && rlc_connecting(c) && on && now >= c->deadline_us) {
+        /* begun by an earlier wait that did not need it (uncontended) and
+         * not looked at since: the connect has most likely completed; it
+         * gets a fresh deadline from now, when someone waits on it */
+        c->deadline_us = now + (uint64_t)c->conf.connect_timeout_ms * 1000u;
+    }
+    if (c->fd < 0) {
+        rl_result r;
+        if (!on || now < c->down_until_us) return -1;
+        memset(&r, 0, sizeof(r));
+        if (rlc_conn_open(c, &r, now, 0) != 0) return -1;
+    }
+    /* RESP2: one confirmation per channel. No room (a node hung behind many
+     * waits): closed, so that it is not counted as subscribed while its
+     * connection stays open (a subscriber's connection holds nothing that
+     * must still run); subscribed afresh once it can be. */
+    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
+        rl_conn_close(c);
+        return -1;
+    }
+    if (rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
+        rl_conn_close(c); /* a command whose second reply has no place: start afresh */
+        return -1;
+    }
+    c->on_push = hook;
+    c->push_ud = ud;
+    if (c->state == ST_READY && rlc_flush_out(c, why, sizeof(why)) != 0) {
+        rl_conn_close(c); /* the server ended it: nothing of a subscription is lost */
+        return -1;
+    }
+    return 0;
+}
+
+const rl_push *rlc_push(const rl_conn *c) { return &c->push; }
+
+int rlc_live(const rl_conn *c) { return c->fd >= 0 && c->gen == rl_fork_generation(); }
+
+uint64_t rlc_retry_at(const rl_conn *c) { return c->fd < 0 ? c->down_until_us : 0; }
+
+void rlc_check_idle(rl_conn *c)
+{
+    if (c->fd >= 0 && c->qlen == 0) rl_conn_check(c);
+}
+
+void rlc_unhook(rl_conn *c, void *ud)
+{
+    if (c->push_ud != ud) return;
+    c->on_push = NULL;
+    c->push_ud = NULL;
+}
+
+void rlc_handoff_get(const rl_conn *c, rl_conn_handoff *h)
+{
+    memcpy(h->run_id, c->last_run_id, sizeof(h->run_id));
+    if (!c->addrlen) return;
+    memcpy(&h->addr, &c->addr, c->addrlen);
+    h->addrlen = c->addrlen;
+}
+
+void rlc_handoff_take(rl_conn *c, const rl_conn_handoff *h)
+{
+    if (!c->last_run_id[0] && h->run_id[0]) memcpy(c->last_run_id, h->run_id, sizeof(c->last_run_id));
+    if (c->addrlen || !h->addrlen) return;
+    memcpy(&c->addr, &h->addr, h->addrlen);
+    c->addrlen = h->addrlen;
+}
+
+void rlc_handoff_merge(rl_conn_handoff *into, const rl_conn_handoff *h)
+{
+    if (h->run_id[0]) memcpy(into->run_id, h->run_id, sizeof(into->run_id)); /* the latest caller's */
+    if (into->addrlen || !h->addrlen) return;
+    memcpy(&into->addr, &h->addr, h->addrlen);
+    into->addrlen = h->addrlen;
+}
+
+void rlc_mark_watchdog(rl_conn *c)
+{
+    c->no_dns = 1;
+    c->conf_shared = 1;
+}
+
 int rlc_stalled(const rl_conn *c, uint64_t now)
 {
     if (c->fd < 0 || c->state != ST_READY) return 0;

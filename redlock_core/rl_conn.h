@@ -270,6 +270,45 @@ int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);
 int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
                      size_t whylen);
 int rlc_stalled(const rl_conn *c, uint64_t now);
+
+/* ---- subscriber connections (rl_wait.c's use) ---- */
+/* SUBSCRIBE or UNSUBSCRIBE (argv: 3 words) on subscriber connection c,
+ * opening it first when closed (on only, and never during its back-off);
+ * an inherited one (fork) is closed first, a connect begun by a wait that
+ * did not need it gets a fresh deadline. Its pushes and confirmations go to
+ * hook(ud, c). 0 when written or queued; -1 with the connection closed (no
+ * room, the server ended it: never counted as subscribed) or never opened. */
+int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens, uint64_t now,
+                 void (*hook)(void *ud, rl_conn *c), void *ud);
+/* the pub/sub array just read (for the hook) */
+const rl_push *rlc_push(const rl_conn *c);
+/* open, and this process's (not inherited across fork) */
+int rlc_live(const rl_conn *c);
+/* closed and in back-off: when it may be tried again; else 0 */
+uint64_t rlc_retry_at(const rl_conn *c);
+/* an idle connection kept from an earlier request: closed if the server closed it */
+void rlc_check_idle(rl_conn *c);
+/* ud's hook removed from c, if it is the one set */
+void rlc_unhook(rl_conn *c, void *ud);
+
+/* What a connection hands over to another one of the same node made in
+ * another thread (the watchdog's): the address it resolved, so that the
+ * other never looks the name up, and the run_id of the server it last knew,
+ * so that the other tells a restart since from a node never seen. */
+typedef struct rl_conn_handoff {
+    struct sockaddr_storage addr;
+    socklen_t addrlen; /* 0: none */
+    char run_id[41];   /* "": none */
+} rl_conn_handoff;
+/* from c into h (in c's thread); h's address is left as it was when c has none */
+void rlc_handoff_get(const rl_conn *c, rl_conn_handoff *h);
+/* what c lacks, from h: an address when it has none, a run_id when it knew none */
+void rlc_handoff_take(rl_conn *c, const rl_conn_handoff *h);
+/* the newer of two handoffs into into: h's run_id when it has one, its address when into has none */
+void rlc_handoff_merge(rl_conn_handoff *into, const rl_conn_handoff *h);
+/* a connection of the watchdog's thread: it never looks a name up, and its
+ * conf is read by other threads under the watchdog's lock */
+void rlc_mark_watchdog(rl_conn *c);
 /* a stalled connection whose peer's kernel has stopped ACKing what we sent
  * (a silent partition, a dead host): our kernel retransmits, with a gap that
  * doubles. TCP_INFO; 0 for unix sockets and subscriber connections */

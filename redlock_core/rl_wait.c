@@ -5,13 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
-{
-    rl_conn *c = rl_conn_new(conf);
-    if (c) c->sub = 1;
-    return c;
-}
-
 static int node_index(const rl_subs *s, const rl_conn *c)
 {
     for (int i = 0; i < s->net.n; i++)
@@ -40,7 +33,7 @@ static void release_grace(rl_subs *s, uint64_t now)
 static void on_push(void *ud, rl_conn *c)
 {
     rl_subs *s = ud;
-    const rl_push *p = &c->push;
+    const rl_push *p = rlc_push(c);
     int i = node_index(s, c);
     if (i < 0) return;
     if (p->kind == PUSH_SUBSCRIBE || p->kind == PUSH_REFUSED) {
@@ -105,42 +98,9 @@ static void on_push(void *ud, rl_conn *c)
  * enough_confirmed) or never opened. */
 static int sub_send(rl_subs *s, int i, int on, uint64_t now)
 {
-    rl_conn *c = s->net.conns[i];
     const char *argv[3] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan};
     size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + 2};
-    char why[RL_REASON_LEN];
-    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
-    if (c->fd >= 0 && rlc_connecting(c) && on && now >= c->deadline_us) {
-        /* begun by an earlier wait that did not need it (uncontended) and
-         * not looked at since: the connect has most likely completed; it
-         * gets a fresh deadline from now, when someone waits on it */
-        c->deadline_us = now + (uint64_t)c->conf.connect_timeout_ms * 1000u;
-    }
-    if (c->fd < 0) {
-        rl_result r;
-        if (!on || now < c->down_until_us) return -1;
-        memset(&r, 0, sizeof(r));
-        if (rlc_conn_open(c, &r, now, 0) != 0) return -1;
-    }
-    /* RESP2: one confirmation per channel. No room (a node hung behind many
-     * waits): closed, so that it is not counted as subscribed while its
-     * connection stays open (a subscriber's connection holds nothing that
-     * must still run); subscribed afresh once it can be. */
-    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
-        rl_conn_close(c);
-        return -1;
-    }
-    if (rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
-        rl_conn_close(c); /* a command whose second reply has no place: start afresh */
-        return -1;
-    }
-    c->on_push = on_push;
-    c->push_ud = s;
-    if (c->state == ST_READY && rlc_flush_out(c, why, sizeof(why)) != 0) {
-        rl_conn_close(c); /* the server ended it: nothing of a subscription is lost */
-        return -1;
-    }
-    return 0;
+    return rlc_sub_send(s->net.conns[i], on, argv, lens, now, on_push, s);
 }
 
 /* nodes that dropped out (restart, down) are subscribed again once their back-off is over */
@@ -148,7 +108,7 @@ static void resubscribe(rl_subs *s, uint64_t now)
 {
     for (int i = 0; i < s->net.n; i++) {
         rl_conn *c = s->net.conns[i];
-        if (!s->wanted[i] || (c->fd >= 0 && c->gen == rl_fork_generation())) continue;
+        if (!s->wanted[i] || rlc_live(c)) continue;
         s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
     }
 }
@@ -175,7 +135,7 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     for (int i = 0; i < s->net.n; i++) {
         rl_conn *c = s->net.conns[i];
         /* an idle connection kept from an earlier request: drop it if the server closed it */
-        if (c->fd >= 0 && c->qlen == 0) rl_conn_check(c);
+        rlc_check_idle(c);
         s->wanted[i] = 1;
         s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
         any |= s->pending[i] != 0;
@@ -192,7 +152,7 @@ static int enough_confirmed(void *ud)
     rl_subs *s = ud;
     int ok = 0, waiting = 0;
     for (int i = 0; i < s->net.n; i++) {
-        if (s->net.conns[i]->fd < 0) continue;
+        if (!rl_conn_is_open(s->net.conns[i])) continue;
         if (s->pending[i])
             waiting++;
         else if (s->wanted[i])
@@ -229,8 +189,8 @@ static int w_wait(void *ctx, uint64_t until_us, rl_wake *ev)
         uint64_t until = until_us;
         for (int i = 0; i < s->net.n; i++) {
             rl_conn *c = s->net.conns[i];
-            if (s->wanted[i] && c->fd < 0 && c->down_until_us > now && c->down_until_us < until)
-                until = c->down_until_us;
+            uint64_t at = rlc_retry_at(c);
+            if (s->wanted[i] && at > now && at < until) until = at;
         }
         if (s->counting && s->seen_first_us + RL_WAKE_GRACE_US < until) until = s->seen_first_us + RL_WAKE_GRACE_US;
         rl_net_listen(&s->net, until, has_event, s);
@@ -260,16 +220,13 @@ static void w_unsubscribe(void *ctx)
     uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
     for (int i = 0; i < s->net.n; i++) {
         rl_conn *c = s->net.conns[i];
-        if (c->fd >= 0 && c->gen == rl_fork_generation() && s->wanted[i]) {
+        if (rlc_live(c) && s->wanted[i]) {
             /* not awaited: its reply, and messages sent before it, are read
              * (and dropped) at the next wait or request end */
             if (sub_send(s, i, 0, now) != 0) rl_conn_close(c);
         }
         s->wanted[i] = s->pending[i] = 0;
-        if (c->push_ud == s) {
-            c->on_push = NULL;
-            c->push_ud = NULL;
-        }
+        rlc_unhook(c, s);
     }
     s->on = 0;
 }

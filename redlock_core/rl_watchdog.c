@@ -33,13 +33,12 @@ typedef struct nodeset {
     int persistent;         /* a watch on it allowed its connections to outlive rl_watchdog_drop_idle() */
     int n;
     rl_conn *conns[RL_MAX_NODES];
-    struct sockaddr_storage addr[RL_MAX_NODES]; /* handed over by callers (addrlen 0: none yet) */
-    socklen_t addrlen[RL_MAX_NODES];
-    /* the run_id each caller's connection knew (its lock's SET went to that
-     * server): a watchdog connection that meets another one at its first
-     * connect sees the restart (and repairs our key there) as the caller's
-     * connection would have; "" none */
-    char run_id[RL_MAX_NODES][41];
+    /* handed over by callers: each node's address (addrlen 0: none yet) and
+     * the run_id the caller's connection knew (its lock's SET went to that
+     * server: a watchdog connection that meets another one at its first
+     * connect sees the restart, and repairs our key there, as the caller's
+     * connection would have) */
+    rl_conn_handoff ho[RL_MAX_NODES];
     rl_net net;
     rl_transport tp;
     rl_ctx ctx;
@@ -273,22 +272,17 @@ static void set_unref(nodeset *s)
 /* The addresses of spec's nodes, for the watchdog's connections (which never
  * look a name up): the caller's own connection's, else resolved here, in
  * the caller's thread (a name its connection could not resolve yet: its
- * lookup costs the caller as its next call would have). addrlen 0: none. */
-static void caller_addrs(const rl_watch_spec *spec, struct sockaddr_storage *addr, socklen_t *addrlen,
-                         char (*run_id)[41])
+ * lookup costs the caller as its next call would have). addrlen 0: none.
+ * With them, the run_id each caller's connection knew. */
+static void caller_addrs(const rl_watch_spec *spec, rl_conn_handoff *ho)
 {
     for (int i = 0; i < spec->n; i++) {
         const rl_conn *own = spec->conns ? spec->conns[i] : NULL;
         char why[RL_REASON_LEN];
-        addrlen[i] = 0;
-        run_id[i][0] = '\0';
-        if (own) memcpy(run_id[i], own->last_run_id, sizeof(run_id[i]));
-        if (own && own->addrlen) {
-            memcpy(&addr[i], &own->addr, own->addrlen);
-            addrlen[i] = own->addrlen;
-        } else if (rlc_resolve_addr(&spec->confs[i], 1, &addr[i], &addrlen[i], why, sizeof(why)) != 0) {
-            addrlen[i] = 0; /* that node fails its extensions until a later watch brings one */
-        }
+        memset(&ho[i], 0, sizeof(ho[i]));
+        if (own) rlc_handoff_get(own, &ho[i]);
+        if (!ho[i].addrlen && rlc_resolve_addr(&spec->confs[i], 1, &ho[i].addr, &ho[i].addrlen, why, sizeof(why)) != 0)
+            ho[i].addrlen = 0; /* that node fails its extensions until a later watch brings one */
     }
 }
 
@@ -296,17 +290,10 @@ static void caller_addrs(const rl_watch_spec *spec, struct sockaddr_storage *add
  * have none (by the thread, under wd.mu: the connections are the thread's) */
 static void take_addrs(nodeset *s)
 {
-    for (int i = 0; i < s->n; i++) {
-        rl_conn *c = s->conns[i];
-        if (!c->last_run_id[0] && s->run_id[i][0]) memcpy(c->last_run_id, s->run_id[i], sizeof(c->last_run_id));
-        if (c->addrlen || !s->addrlen[i]) continue;
-        memcpy(&c->addr, &s->addr[i], s->addrlen[i]);
-        c->addrlen = s->addrlen[i];
-    }
+    for (int i = 0; i < s->n; i++) rlc_handoff_take(s->conns[i], &s->ho[i]);
 }
 
-static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage *addr, const socklen_t *addrlen,
-                        char (*run_id)[41])
+static nodeset *set_get(const rl_watch_spec *spec, const rl_conn_handoff *ho)
 {
     const rl_node_conf *confs = spec->confs;
     int n = spec->n;
@@ -327,8 +314,8 @@ static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage
                 free(s);
                 return NULL;
             }
-            s->conns[i]->no_dns = 1;
-            s->conns[i]->conf_shared = 1; /* set_get compares it under wd.mu while the thread connects */
+            rlc_mark_watchdog(
+                s->conns[i]); /* no lookup; set_get compares its conf under wd.mu while the thread connects */
             /* the caller's TLS context: its key is loaded, its passphrase wiped */
             if (spec->conns) rl_conn_tls_share(s->conns[i], spec->conns[i]);
             s->n = i + 1;
@@ -340,10 +327,7 @@ static nodeset *set_get(const rl_watch_spec *spec, const struct sockaddr_storage
         wd.sets = s;
     }
     for (int i = 0; i < n; i++) {
-        if (run_id[i][0]) memcpy(s->run_id[i], run_id[i], sizeof(s->run_id[i])); /* the latest caller's */
-        if (s->addrlen[i] || !addrlen[i]) continue;
-        memcpy(&s->addr[i], &addr[i], addrlen[i]);
-        s->addrlen[i] = addrlen[i];
+        rlc_handoff_merge(&s->ho[i], &ho[i]);
     }
     s->refs++;
     s->persistent |= spec->persistent;
@@ -632,11 +616,9 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
     w->deadline_only = spec->deadline_only;
     w->on_lost = spec->on_lost;
     w->on_lost_arg = spec->on_lost_arg;
-    struct sockaddr_storage addr[RL_MAX_NODES];
-    socklen_t addrlen[RL_MAX_NODES];
-    char run_id[RL_MAX_NODES][41];
+    rl_conn_handoff ho[RL_MAX_NODES];
     /* without wd.mu: a lookup here holds no extension; a deadline needs no connection */
-    if (!w->deadline_only) caller_addrs(spec, addr, addrlen, run_id);
+    if (!w->deadline_only) caller_addrs(spec, ho);
 
     pthread_mutex_lock(&wd.mu);
     if (wd.heap_cap <= wd.n_active) {
@@ -646,7 +628,7 @@ rl_watch *rl_watch_start(const rl_watch_spec *spec, const rl_lock_info *info)
         wd.heap = h;
         wd.heap_cap = cap;
     }
-    if (!w->deadline_only && !(w->ns = set_get(spec, addr, addrlen, run_id))) goto fail;
+    if (!w->deadline_only && !(w->ns = set_get(spec, ho))) goto fail;
     if (start_thread() != 0) {
         set_unref(w->ns);
         goto fail;
