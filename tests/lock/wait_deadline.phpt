@@ -27,7 +27,9 @@ $l = $rl->lock($res2, 5000, ['wait' => 1500, 'retry_delay' => 30, 'retry_jitter'
 $ms = rl_ms($t0);
 var_dump($l instanceof RedLock\Lock);
 echo "after the holder expired, before the deadline: ", ($ms >= 150 && $ms < rl_slack(1000)) ? 'yes' : "no ($ms)", "\n";
-echo "ours on: ", rl_count_value($res2, $l->token), "\n";
+// (the holder's key expires on each node at its own moment: the attempt that wins may find
+// it still there on one node, so the lock stands on a quorum, not always on all 5)
+echo "ours on a quorum: ", rl_count_value($res2, $l->token) >= 3 ? 'yes' : 'no', "\n";
 $l->release();
 
 // wait from the constructor
@@ -55,7 +57,7 @@ NULL
 ran out near the deadline: yes
 bool(true)
 after the holder expired, before the deadline: yes
-ours on: 5
+ours on a quorum: yes
 NULL
 constructor wait: yes
 synchronized: LockConflictException after the wait: yes
