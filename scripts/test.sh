@@ -58,14 +58,7 @@ phpt_count() { # suite logfile rc [skips expected]
   if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi          # runner failed without saying why
   # (each result line follows the progress line's \r, in colour)
   tr '\r' '\n' <"$2" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(FAIL|LEAK|BORK|WARN)' | head -n 40 || true
-  # what each failed attempt printed (tests/config.inc writes it to $REDLOCK_PHPT_OUTDIR)
-  local t o
-  for t in $(tr '\r' '\n' <"$2" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(FAIL|WARN)' | sed -n 's/.*\[\(tests\/[^]]*\)\.phpt\].*/\1/p' | head -n 5); do
-    for o in "${REDLOCK_PHPT_OUTDIR:-/nonexistent}/$(basename "$(dirname "$t")")_$(basename "$t")".*.out; do
-      [ -f "$o" ] || continue
-      echo "    | output of one attempt of $t.phpt:"; head -c 3000 "$o" | head -n 25 | sed 's/^/    |   /'
-    done
-  done
+  phpt_attempts "$2" "${REDLOCK_PHPT_OUTDIR:-}"   # what each failed attempt printed
   [ "$s" -gt "${4:-0}" ] && { tr '\r' '\n' <"$2" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^SKIP' | head -n 20; }
   count "$1" "$p" "$f" "$s" "${4:-0}"
 }
@@ -90,6 +83,8 @@ passfail_count() { # suite logfile rc
 }
 # shellcheck source=../tests/phpunit_count.sh
 . "$root/tests/phpunit_count.sh"
+# shellcheck source=../tests/phpt_attempts.sh
+. "$root/tests/phpt_attempts.sh"
 run_phpt() { # suite runner so [extra run-tests args...]: runner is scripts/run-phpt.sh or a wrapper of it
   local suite=$1 runner=$2 so=$3; shift 3
   local log="$log_dir/$suite.log"

@@ -60,19 +60,15 @@ cannot() { # entry reason
 # a runner that failed without a failed test, is one); the failed tests' names on stderr
 phpt_numbers() { # logfile rc [outdir: what each attempt printed, tests/config.inc REDLOCK_PHPT_OUTDIR]
   sed -n '/^\(FAILED\|WARNED\) TEST SUMMARY/,/^=====/p' "$1" | grep -vE '^(-----|=====|(FAILED|WARNED) TEST SUMMARY)' | head -n 20 | sed 's/^/    | /' >&2
-  local t o
-  for t in $(sed -n '/^\(FAILED\|WARNED\) TEST SUMMARY/,/^=====/p' "$1" | sed -n 's/.*\[\(tests\/[^]]*\)\.phpt\].*/\1/p' | head -n 5); do
-    for o in "${3:-/nonexistent}/$(basename "$(dirname "$t")")_$(basename "$t")".*.out; do
-      [ -f "$o" ] || continue
-      { echo "    | output of one attempt of $t.phpt:"; head -c 3000 "$o" | head -n 25 | sed 's/^/    |   /'; } >&2
-    done
-  done
+  phpt_attempts "$1" "${3:-}" >&2
   awk -v rc="$2" '/^Tests (passed|failed|skipped|warned|borked) *:/ { n[$2] = $4 }
     END { p = n["passed"] + 0; f = n["failed"] + n["warned"] + n["borked"]
           if (p == 0 && f == 0 || rc != 0 && f == 0) f = 1
           print p, f, n["skipped"] + 0 }' "$1"
 }
 secs() { echo $(( $(date +%s) - $1 )); }
+# shellcheck source=../phpt_attempts.sh
+. "$root/tests/phpt_attempts.sh"
 log_dir=$(mktemp -d /tmp/redlock-platforms.XXXXXX)
 results=$log_dir/results
 : >"$results"
