@@ -81,10 +81,11 @@ void rlc_ident_done(rl_conn *c, uint64_t now)
     }
     id->no_info = 0;
     id->aof = in->aof == 1;
-    if (!id->known || strcmp(in->run_id, c->last_run_id) != 0) {
+    int other = strcmp(in->run_id, c->last_run_id) != 0;
+    if (!id->known || other) {
         /* another server than the one we knew (or the first): a new
          * incarnation, up since the latest moment its uptime allows */
-        id->restarted = c->last_run_id[0] != '\0' && strcmp(in->run_id, c->last_run_id) != 0;
+        id->restarted = c->last_run_id[0] != '\0' && other;
         id->inc++;
         uint64_t up = (uint64_t)in->uptime_s * 1000000u;
         id->up_since_us = c->info_at_us > up ? c->info_at_us - up : 1;
@@ -1067,9 +1068,6 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
     return 0;
 }
 
-/* A node that has not answered for long, or holds too much unanswered or
- * unsent, gets no new work: it keeps its connection (see above) and the
- * releases it owes, and catches up once it answers again. */
 /* ---- subscriber connections ---- */
 rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
 {
@@ -1142,20 +1140,24 @@ void rlc_handoff_get(const rl_conn *c, rl_conn_handoff *h)
     h->addrlen = c->addrlen;
 }
 
+/* h's address into one that has none */
+static void addr_fill(struct sockaddr_storage *addr, socklen_t *addrlen, const rl_conn_handoff *h)
+{
+    if (*addrlen || !h->addrlen) return;
+    memcpy(addr, &h->addr, h->addrlen);
+    *addrlen = h->addrlen;
+}
+
 void rlc_handoff_take(rl_conn *c, const rl_conn_handoff *h)
 {
     if (!c->last_run_id[0] && h->run_id[0]) memcpy(c->last_run_id, h->run_id, sizeof(c->last_run_id));
-    if (c->addrlen || !h->addrlen) return;
-    memcpy(&c->addr, &h->addr, h->addrlen);
-    c->addrlen = h->addrlen;
+    addr_fill(&c->addr, &c->addrlen, h);
 }
 
 void rlc_handoff_merge(rl_conn_handoff *into, const rl_conn_handoff *h)
 {
     if (h->run_id[0]) memcpy(into->run_id, h->run_id, sizeof(into->run_id)); /* the latest caller's */
-    if (into->addrlen || !h->addrlen) return;
-    memcpy(&into->addr, &h->addr, h->addrlen);
-    into->addrlen = h->addrlen;
+    addr_fill(&into->addr, &into->addrlen, h);
 }
 
 void rlc_mark_watchdog(rl_conn *c)
@@ -1164,6 +1166,9 @@ void rlc_mark_watchdog(rl_conn *c)
     c->conf_shared = 1;
 }
 
+/* A node that has not answered for long, or holds too much unanswered or
+ * unsent, gets no new work: it keeps its connection (see above) and the
+ * releases it owes, and catches up once it answers again. */
 int rlc_stalled(const rl_conn *c, uint64_t now)
 {
     if (c->fd < 0 || c->state != ST_READY) return 0;
