@@ -807,15 +807,36 @@ static int restarted_since(const rl_result *r, uint64_t since_us)
     return r->id.known && !r->id.aof && r->id.restarted && r->id.up_since_us + 1000000u > since_us;
 }
 
-/* extend with the restart check: decided as usual, but not before a node
- * that restarted since (its identity came ahead of its answer) has answered:
- * its key is repaired in this extend */
+/* a restarted node's "no key" (-1): repaired in this extend, it may count */
+static int repairable(const rl_result *r, uint64_t since_us)
+{
+    return r->state == RL_ANSWERED && r->reply.type == RL_REPLY_INTEGER && r->reply.integer == -1 &&
+           restarted_since(r, since_us);
+}
+
+/* extend with the restart check: not decided before a node that restarted
+ * since (its identity came ahead of its answer) has answered, and a
+ * restarted node's -1 is one the repair may turn into an extension: a
+ * failure is decided only when the extended, the repairable and the pending
+ * together are short of a quorum (deciding on the -1 as a "no" ended the
+ * call before a slow node's 1 that, with the repair, made the quorum: extend
+ * false with the key back on 3 of 5 nodes, seen on Valkey 8.1 nodes) */
 static int decide_extend(void *ud, const rl_result *res, int n)
 {
     const rl_lock_info *info = ud;
-    for (int i = 0; i < n; i++)
-        if (res[i].state == RL_PENDING && restarted_since(&res[i], info->start_us)) return 0;
-    return rl_quorum_decided(res, n, is_one, NULL);
+    int ok = 0, maybe = 0;
+    for (int i = 0; i < n; i++) {
+        if (res[i].state == RL_PENDING) {
+            if (restarted_since(&res[i], info->start_us)) return 0;
+            maybe++;
+        } else if (res[i].state == RL_ANSWERED && is_one(&res[i].reply, NULL)) {
+            ok++;
+        } else if (repairable(&res[i], info->start_us)) {
+            maybe++;
+        }
+    }
+    int q = rl_quorum(n);
+    return ok >= q || ok + maybe < q;
 }
 
 /* the repair's SET NX is decided once every node it went to has answered
@@ -835,10 +856,7 @@ static void repair(const rl_ctx *c, const char *key, size_t keylen, const char *
     int n = c->n;
     uint64_t fix = 0;
     for (int i = 0; i < n; i++) {
-        const rl_result *r = &res[i];
-        if (r->state == RL_ANSWERED && r->reply.type == RL_REPLY_INTEGER && r->reply.integer == -1 &&
-            restarted_since(r, info->start_us))
-            fix |= (uint64_t)1 << i;
+        if (repairable(&res[i], info->start_us)) fix |= (uint64_t)1 << i;
     }
     if (!fix) return;
     rl_cmd set;

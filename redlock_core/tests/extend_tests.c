@@ -170,6 +170,52 @@ static void test_extend_mixed_failure_caps(void)
     CHECK(rl_remaining_ms(&info, F.clock.now) > 0);
 }
 
+/* API.md "Restarted nodes": node 0 restarted empty since the lock was taken
+ * on nodes 0-2; it answers the extend first with -1 (no key), nodes 3 and 4
+ * (never held it) next with -1, nodes 1 and 2 last with 1. The restarted
+ * node's -1 is repairable: the call must wait for nodes 1 and 2 (taking the
+ * -1 for a "no" decided a failure after 3 answers, then repaired node 0:
+ * extend false with the key on 3 of 5 nodes), then repair node 0: extended
+ * on 3. */
+static void test_extend_waits_past_repairable(void)
+{
+    rl_lock_info info;
+    rl_restart rs;
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    rs.maxttl_key = "p:maxttl";
+    rs.maxttl_keylen = strlen(rs.maxttl_key);
+    acquired(&info, 5, 20000, 1000);
+    F.ctx.rs = &rs;
+    F.clock.now += 500000;
+    for (int i = 0; i < 5; i++) F.id[i] = (rl_ident){.up_since_us = 1000, .inc = 1, .known = 1};
+    F.id[0] = (rl_ident){.up_since_us = F.clock.now - 100000, .inc = 2, .known = 1, .restarted = 1};
+    int order[5] = {0, 3, 4, 1, 2};
+    memcpy(F.order, order, sizeof(order));
+    fake_set_all(F.ext, 5, FO_INT, -1, 0);
+    F.ext[1].v = F.ext[2].v = 1;
+    int before = F.ncalls;
+    CHECK_EQ(rl_extend(&F.ctx, "k", 1, info.token, 20000, 0.01, &info, NULL), RL_EXTENDED);
+    CHECK_EQ(F.ncalls - before, 2); /* the extend, then the repair */
+    CHECK_EQ(F.calls[before].state[1], RL_ANSWERED);
+    CHECK_EQ(F.calls[before].state[2], RL_ANSWERED);
+    CHECK_EQ(F.calls[before + 1].kind, 'S');
+    CHECK(info.validity_ms > 19000);
+
+    /* the same with node 2 gone: 1 extended + 1 repaired of 5 is no quorum,
+     * decided at node 2's answer (no waiting for what cannot help) */
+    F.ext[2].v = 0;
+    before = F.ncalls;
+    CHECK(rl_extend(&F.ctx, "k", 1, info.token, 20000, 0.01, &info, NULL) != RL_EXTENDED);
+    /* a -1 of a node that did not restart is never repaired */
+    F.id[0].restarted = 0;
+    fake_set_all(F.ext, 5, FO_INT, 1, 0);
+    F.ext[0].v = -1;
+    before = F.ncalls;
+    CHECK_EQ(rl_extend(&F.ctx, "k", 1, info.token, 20000, 0.01, &info, NULL), RL_EXTENDED);
+    CHECK_EQ(F.ncalls - before, 1);
+}
+
 /* A quorum confirmed, but the round trip used up the new TTL: 0, not the old. */
 static void test_extend_new_validity_nonpositive_zeroes(void)
 {
@@ -366,6 +412,7 @@ static const test_case tests[] = {
     {"extend_token_gone_on_quorum_zeroes", test_extend_token_gone_on_quorum_zeroes},
     {"extend_token_gone_even_nodes", test_extend_token_gone_even_nodes},
     {"extend_mixed_failure_caps", test_extend_mixed_failure_caps},
+    {"extend_waits_past_repairable", test_extend_waits_past_repairable},
     {"extend_new_validity_nonpositive_zeroes", test_extend_new_validity_nonpositive_zeroes},
     {"extend_fanout_error_caps", test_extend_fanout_error_caps},
     {"extend_same_server_zeroes", test_extend_same_server_zeroes},

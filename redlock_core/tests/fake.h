@@ -117,6 +117,7 @@ typedef struct fake {
     fake_out set[RL_MAX_NODES], rel[RL_MAX_NODES], ext[RL_MAX_NODES], ex[RL_MAX_NODES], get[RL_MAX_NODES],
         del[RL_MAX_NODES], other[RL_MAX_NODES];
     const char *get_str[RL_MAX_NODES]; /* GET: the bulk string of an FO_STR answer */
+    rl_ident id[RL_MAX_NODES];     /* who answers at node i (zero: unknown) */
     fake_hook_fn hook;             /* may change the tables before each call */
     void *hook_ud;
     int fail_fanout;               /* fan-out returns -1 */
@@ -233,6 +234,7 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
         int i = f->order[k];
         f->clock.now += f->step_us;
         fake_fill_result(&res[i], &outs[i], rec->kind == 'G' ? f->get_str[i] : NULL);
+        res[i].id = f->id[i];
         res[i].latency_us = f->step_us * (uint64_t)(k + 1);
         rec->delivered[i] = 1;
         rec->decide_calls++;
