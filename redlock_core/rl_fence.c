@@ -216,6 +216,14 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     for (int i = 0; i < n; i++) {
         if (unraised(c->rs, &res[i], i)) rw.unraised |= (uint64_t)1 << i;
         if (c->rs && res[i].state == RL_ANSWERED && c->rs->ok_inc[i] == res[i].id.inc) voting |= (uint64_t)1 << i;
+        /* and a node that neither the SET nor phase 1 waited for, whose last
+         * incarnation seen votes after a restart but was never raised: its
+         * answer is waited for too (else a fenced lock with that node slower
+         * than a quorum left it unraised, and a later quorum with it short:
+         * tests/restart/fence_after_restart, a CI run) */
+        if (c->rs && c->rs->ok_inc[i] && c->rs->fence_inc[i] != c->rs->ok_inc[i] &&
+            (c->rs->ok_inc[i] >= 2 || c->rs->sus_inc[i] == c->rs->ok_inc[i]))
+            rw.unraised |= (uint64_t)1 << i;
     }
     if ((r = fence_phase(c, &cmd, rw.unraised ? raise_decide : fence_decide, is_at_least, &rw.m, res, call)) !=
         RL_ACQUIRED)
@@ -226,11 +234,12 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
      * (a lock returns within its TTL), so M is above its fence. A raise with
      * an M from before (a lock() running across the restart) is not enough:
      * the model check (redlock_core/model, variant restart-any-raise) finds
-     * the counterexample. */
+     * the counterexample. (ok_inc is judged on SET answers only, so an
+     * incarnation that votes by phase 2's answer voted before phase 1.) */
     if (c->rs)
         for (int i = 0; i < n; i++)
             if (res[i].state == RL_ANSWERED && is_at_least(&res[i].reply, &m) && res[i].id.known &&
-                (voting >> i & 1) && c->rs->fence_inc[i] != res[i].id.inc)
+                ((voting >> i & 1) || c->rs->ok_inc[i] == res[i].id.inc) && c->rs->fence_inc[i] != res[i].id.inc)
                 c->rs->fence_inc[i] = res[i].id.inc;
 
     *fence = m;

@@ -117,6 +117,69 @@ static void test_phases_max_and_raise(void)
     CHECK_EQ(call.ok, 3);
 }
 
+/* API.md "Restarted nodes": node 0 restarted (incarnation 2), judged voting
+ * again (ok_inc), its counter never raised (fence_inc). It is the slowest:
+ * no SET answer in the call's results, last in both phases. Phase 2 still
+ * waits for it, and its raise to M counts: the next fences count it (the
+ * phases left it unraised when neither the SET nor phase 1 had waited for
+ * it: tests/restart/fence_after_restart in a CI run) */
+static void test_phases_raise_waits_for_restarted(void)
+{
+    fake f;
+    fence_fake ff;
+    rl_restart rs;
+    ff_init(&f, &ff, 5);
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = 300;
+    rs.ok_inc[0] = rs.sus_inc[0] = 2;
+    for (int i = 1; i < 5; i++) rs.ok_inc[i] = rs.fence_inc[i] = 1;
+    f.ctx.rs = &rs;
+    f.id[0] = (rl_ident){.up_since_us = 500000, .inc = 2, .known = 1, .restarted = 1};
+    for (int i = 1; i < 5; i++) f.id[i] = (rl_ident){.up_since_us = 1, .inc = 1, .known = 1};
+    int order[5] = {1, 2, 3, 4, 0};
+    memcpy(f.order, order, sizeof(order));
+    long long incr[5] = {1, 101, 101, 2, 2};
+    for (int i = 0; i < 5; i++) ff.incr[i].v = incr[i];
+    ff_raise_all(&ff, 102);
+    int64_t fence = -1;
+    rl_call call;
+    memset(&call, 0, sizeof(call)); /* the SET's results: node 0 never answered */
+    for (int i = 1; i < 5; i++) {
+        call.res[i].state = RL_ANSWERED;
+        call.res[i].reply.type = RL_REPLY_STATUS;
+        call.res[i].id = f.id[i];
+    }
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, &call), RL_ACQUIRED);
+    CHECK_EQ(fence, 101);
+    CHECK(f.calls[0].stopped_early);            /* phase 1: a quorum of 1-3 */
+    CHECK_EQ(f.calls[1].state[0], RL_ANSWERED); /* phase 2 waited for node 0 */
+    CHECK_EQ(rs.fence_inc[0], 2);
+
+    /* raised: a later quorum with it counts it */
+    f.calls[0].stopped_early = 0;
+    f.ncalls = 0;
+    int order2[5] = {0, 3, 4, 1, 2};
+    memcpy(f.order, order2, sizeof(order2));
+    long long incr2[5] = {103, 103, 103, 103, 103};
+    for (int i = 0; i < 5; i++) ff.incr[i].v = incr2[i];
+    ff_raise_all(&ff, 103);
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, &call), RL_ACQUIRED);
+    CHECK_EQ(fence, 103);
+    CHECK_EQ(f.calls[0].state[1], RL_PENDING); /* decided on 0, 3, 4 */
+
+    /* an incarnation that never restarted, unraised, is not waited for */
+    ff_init(&f, &ff, 5);
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = 300;
+    for (int i = 0; i < 5; i++) rs.ok_inc[i] = 1;
+    f.ctx.rs = &rs;
+    for (int i = 0; i < 5; i++) f.id[i] = (rl_ident){.up_since_us = 1, .inc = 1, .known = 1};
+    memcpy(f.order, order, sizeof(order));
+    memset(&call, 0, sizeof(call));
+    CHECK_EQ(rl_fence_phases(&f.ctx, FKEY, FKEYLEN, &fence, &call), RL_ACQUIRED);
+    CHECK_EQ(f.calls[1].state[0], RL_PENDING);
+}
+
 static void test_phases_max_of_the_answers_only(void)
 {
     /* the decided quorum is what counts: a slower node's larger value, not yet
@@ -745,6 +808,7 @@ static void test_real_phases_over_the_socket_fanout(void)
 /* ---- main ---- */
 static const test_case tests[] = {
     {"phases_max_and_raise", test_phases_max_and_raise},
+    {"phases_raise_waits_for_restarted", test_phases_raise_waits_for_restarted},
     {"phases_max_of_the_answers_only", test_phases_max_of_the_answers_only},
     {"phases_incr_minority_failed", test_phases_incr_minority_failed},
     {"phases_incr_no_quorum", test_phases_incr_no_quorum},
