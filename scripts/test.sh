@@ -18,7 +18,10 @@ export REDLOCK_NODES_DIR="$log_dir/nodes"
 cleanup() { bash tests/nodes.sh stop >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
-section() { printf '\n==== %s ====\n' "$*"; }
+# each section ends with how long it took (CI's time budget is 45 minutes)
+t_start=$(date +%s) sec_t0=""
+section_took() { [ -n "$sec_t0" ] && printf '    | (%d s)\n' $(( $(date +%s) - sec_t0 )); return 0; }
+section() { section_took; sec_t0=$(date +%s); printf '\n==== %s ====\n' "$*"; }
 # Skips. A suite that ran nothing, or skipped everything it had, fails. In CI (CI=true)
 # nothing skips but what this script names as expected: count's 5th argument (the no-TLS
 # build's TLS tests; a suite's checks that need ../shared, only when ../shared is absent).
@@ -170,35 +173,90 @@ grep -E '^(FAIL|SKIP)' "$log_dir/cli.log" | head -n 30 | sed "s/^/    | /"
 passfail_count cli "$log_dir/cli.log" "$rc"
 
 if [ $quick -eq 0 ]; then
-  section ".phpt suite under valgrind (run-tests.php -m)"
+  # Two lanes on the two cores: valgrind here (node set A), and in the background (lane B, its own
+  # nodes: node set B, and its own copy of the tree: run-tests.php writes its files next to the
+  # tests) the ASan, no-TLS and hiredis 1.x builds and their suites; counted here in that order
+  # once both are done. (One after the other they took 11.5 + 7 + 5 minutes of a 47-minute run.)
   # tests that say "skip ... under valgrind[/ASan]" in their SKIPIF: expected there (at most that many)
   sanitizer_skips=$(grep -rlE "die\('skip .*under valgrind" tests --include='*.phpt' | wc -l)
+  lane_b_dir="$log_dir/lane-b"
+  asan_dir="$log_dir/asan-build" notls_dir="$log_dir/notls-build" h1_dir="$log_dir/hiredis1"
+  lane_b() {
+    export REDLOCK_NODES_DIR="$log_dir/nodes-b"
+    { bash tests/nodes.sh start 5 && bash tests/nodes.sh start-tls 3; } >"$log_dir/test-nodes-b.log" 2>&1
+    echo $? >"$lane_b_dir/nodes.rc"
+    set -a; . "$REDLOCK_NODES_DIR/env"; set +a
+    local d rc
+    for d in "$asan_dir" "$notls_dir"; do
+      mkdir -p "$d"; git ls-files -z | xargs -0 -I{} cp --parents {} "$d"/ 2>/dev/null
+    done
+    bash "$asan_dir/scripts/build.sh" --asan >"$log_dir/build-asan.log" 2>&1; echo $? >"$lane_b_dir/build-asan.rc"
+    if [ "$(cat "$lane_b_dir/build-asan.rc")" = 0 ]; then
+      # the tests' php preloads the sanitizer runtime (scripts/asan-php.sh says why)
+      mkdir -p "$log_dir/phpt-asan.out"
+      REDLOCK_ASAN_SHIM_DIR="$asan_dir" TEST_PHP_EXECUTABLE="$root/scripts/asan-php.sh" \
+        REDLOCK_PHPT_OUTDIR="$log_dir/phpt-asan.out" \
+        bash "$asan_dir/scripts/run-phpt.sh" "$asan_dir/modules/redlock.so" >"$log_dir/phpt-asan.log" 2>&1
+      echo $? >"$lane_b_dir/phpt-asan.rc"
+    fi
+    REDLOCK_CONFIGURE_ARGS=--disable-redlock-tls bash "$notls_dir/scripts/build.sh" >"$log_dir/build-notls.log" 2>&1
+    echo $? >"$lane_b_dir/build-notls.rc"
+    if [ "$(cat "$lane_b_dir/build-notls.rc")" = 0 ]; then
+      mkdir -p "$log_dir/phpt-notls.out"
+      REDLOCK_PHPT_OUTDIR="$log_dir/phpt-notls.out" \
+        bash "$notls_dir/scripts/run-phpt.sh" "$notls_dir/modules/redlock.so" tests/tls/ >"$log_dir/phpt-notls.log" 2>&1
+      echo $? >"$lane_b_dir/phpt-notls.rc"
+    fi
+    if [ -f tests/hiredis1/run.sh ]; then
+      bash tests/hiredis1/run.sh --build-only "$h1_dir" >"$log_dir/hiredis1-build.log" 2>&1; echo $? >"$lane_b_dir/hiredis1.rc"
+      if [ "$(cat "$lane_b_dir/hiredis1.rc")" = 0 ]; then
+        mkdir -p "$log_dir/phpt-hiredis1.out"
+        REDLOCK_PHPT_OUTDIR="$log_dir/phpt-hiredis1.out" \
+          bash "$asan_dir/scripts/run-phpt.sh" "$h1_dir/ext/modules/redlock.so" >"$log_dir/phpt-hiredis1.log" 2>&1
+        echo $? >"$lane_b_dir/phpt-hiredis1.rc"
+      fi
+    fi
+    bash tests/nodes.sh stop >/dev/null 2>&1
+  }
+  mkdir -p "$lane_b_dir"
+  lane_b >"$log_dir/lane-b.log" 2>&1 &
+  lane_b_pid=$!
+  cleanup() {
+    [ -n "${lane_b_pid:-}" ] && kill "$lane_b_pid" 2>/dev/null
+    REDLOCK_NODES_DIR="$log_dir/nodes-b" bash tests/nodes.sh stop >/dev/null 2>&1
+    bash tests/nodes.sh stop >/dev/null 2>&1 || true
+  }
+
+  section ".phpt suite under valgrind (run-tests.php -m)"
   phpt_skips=$sanitizer_skips run_phpt phpt-valgrind scripts/valgrind-phpt.sh "$so"
 
+  t_w=$(date +%s); wait "$lane_b_pid"; lane_b_pid=""
+  echo "    | (lane B: waited $(( $(date +%s) - t_w )) s for the ASan, no-TLS and hiredis 1.x suites)"
+  lane_rc() { cat "$lane_b_dir/$1.rc" 2>/dev/null || echo 1; }
+  # a build of lane B: counted as step() counts
+  lane_step() { # name
+    if [ "$(lane_rc "$1")" = 0 ]; then count "$1" 1 0 0; else
+      tail -n 30 "$log_dir/$1.log" | sed "s/^/    | /"; count "$1" 0 1 0; return 1; fi
+  }
+  if [ "$(lane_rc nodes)" = 0 ]; then count test-nodes-b 1 0 0; else
+    tail -n 10 "$log_dir/test-nodes-b.log" | sed "s/^/    | /"; count test-nodes-b 0 1 0
+  fi
   section ".phpt suite against an ASan+UBSan build (USE_ZEND_ALLOC=0)"
-  asan_dir="$log_dir/asan-build"
-  mkdir -p "$asan_dir"
-  git ls-files -z | xargs -0 -I{} cp --parents {} "$asan_dir"/ 2>/dev/null
-  if step build-asan bash "$asan_dir/scripts/build.sh" --asan; then
-    # the tests' php preloads the sanitizer runtime (scripts/asan-php.sh says why)
-    REDLOCK_ASAN_SHIM_DIR="$asan_dir" TEST_PHP_EXECUTABLE="$root/scripts/asan-php.sh" \
-      phpt_skips=$sanitizer_skips run_phpt phpt-asan scripts/run-phpt.sh "$asan_dir/modules/redlock.so"
+  if lane_step build-asan; then
+    REDLOCK_PHPT_OUTDIR="$log_dir/phpt-asan.out" phpt_skips=$sanitizer_skips \
+      phpt_count phpt-asan "$log_dir/phpt-asan.log" "$(lane_rc phpt-asan)" "$sanitizer_skips"
   fi
 
   section "build without TLS (--disable-redlock-tls): TLS nodes refused with a ValueError (tests/tls)"
-  notls_dir="$log_dir/notls-build"
-  mkdir -p "$notls_dir"
-  git ls-files -z | xargs -0 -I{} cp --parents {} "$notls_dir"/ 2>/dev/null
-  if REDLOCK_CONFIGURE_ARGS=--disable-redlock-tls step build-notls bash "$notls_dir/scripts/build.sh"; then
+  if lane_step build-notls; then
     # every TLS test but tls_build.phpt skips there: that many skips are expected
-    phpt_skips=$(grep -l rl_tls_skipif tests/tls/*.phpt | wc -l) \
-      run_phpt phpt-notls scripts/run-phpt.sh "$notls_dir/modules/redlock.so" tests/tls/
+    REDLOCK_PHPT_OUTDIR="$log_dir/phpt-notls.out" \
+      phpt_count phpt-notls "$log_dir/phpt-notls.log" "$(lane_rc phpt-notls)" "$(grep -l rl_tls_skipif tests/tls/*.phpt | wc -l)"
   fi
 
   if [ -f tests/hiredis1/run.sh ]; then
     section ".phpt suite and C unit tests against hiredis 1.4.1 (../shared/third_party; the OS has 0.14)"
-    h1_dir="$log_dir/hiredis1"
-    bash tests/hiredis1/run.sh --build-only "$h1_dir" >"$log_dir/hiredis1-build.log" 2>&1; rc=$?
+    rc=$(lane_rc hiredis1)
     sed "s/^/    | /" "$log_dir/hiredis1-build.log" | tail -n 30
     if [ "$rc" -eq 77 ]; then
       count hiredis1 0 0 1 "$(shared_skips 1)"   # the tarball is absent: the reason is printed above
@@ -212,7 +270,8 @@ if [ $quick -eq 0 ]; then
       fi
       if [ "$rc" -eq 0 ]; then
         count hiredis1-build 1 0 0
-        run_phpt phpt-hiredis1 scripts/run-phpt.sh "$h1_dir/ext/modules/redlock.so"
+        REDLOCK_PHPT_OUTDIR="$log_dir/phpt-hiredis1.out" \
+          phpt_count phpt-hiredis1 "$log_dir/phpt-hiredis1.log" "$(lane_rc phpt-hiredis1)"
       else
         count hiredis1-build 0 1 0
       fi
@@ -314,8 +373,9 @@ if [ $quick -eq 0 ]; then
   fi
 fi
 
+section_took
 echo
 if [ ${#failures[@]} -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi
-echo "logs: $log_dir"
+echo "logs: $log_dir (the whole run: $(( $(date +%s) - t_start )) s)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
