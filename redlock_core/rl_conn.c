@@ -325,9 +325,7 @@ static void rlc_reset_io(rl_conn *c)
     }
     c->fd = -1;
     c->state = ST_CLOSED;
-    c->tls = NULL;
-    c->io_err[0] = '\0';
-    c->io_read_any = 0;
+    rl_sess_open(&c->sess);
     rlc_obuf_reset(c);
     c->qhead = c->qlen = 0;
     c->hs_pending = 0;
@@ -352,11 +350,22 @@ static void rlc_reset_io(rl_conn *c)
     rl_info_init(&c->ninfo);
 }
 
+void rl_conn_tls_share(rl_conn *dst, const rl_conn *src)
+{
+#ifdef RL_HAVE_TLS
+    if (!dst || !src || !dst->conf.tls) return;
+    if (rl_sess_share_ctx(&dst->sess, &src->sess)) dst->io = &rl_io_tls; /* (so that rl_conn_free lets it go) */
+#else
+    (void)dst;
+    (void)src;
+#endif
+}
+
 void rl_conn_close(rl_conn *c)
 {
     /* Only close(2), never a QUIT: after fork() this drops the child's
      * descriptor and leaves the parent's connection as it was. */
-    if (c->io && c->fd >= 0) c->io->close(c);
+    if (c->io && c->fd >= 0) c->io->close(&c->sess);
     if (c->fd >= 0) close(c->fd);
     rlc_reset_io(c);
 }
@@ -365,7 +374,7 @@ void rl_conn_free(rl_conn *c)
 {
     if (!c) return;
     rl_conn_close(c);
-    if (c->io) c->io->free(c);
+    if (c->io) c->io->free(&c->sess);
     rl_node_conf_free(&c->conf); /* wipes the password and the TLS passphrase */
     free(c->obuf);
     free(c->late_buf);
@@ -403,7 +412,7 @@ int rl_conn_check(rl_conn *c)
         rl_conn_close(c); /* parsed bytes nobody asked for */
         return 0;
     }
-    if (c->io->peek(c) == 1) return 1;
+    if (c->io->peek(&c->sess, c->fd) == 1) return 1;
     /* EOF, an error, or bytes nobody asked for, with nothing of ours in
      * flight: the connection is stale and closing it loses nothing */
     rl_conn_close(c);
@@ -1045,7 +1054,7 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
     size_t limit = rlc_out_limit(c);
     if (whylen) why[0] = '\0';
     while (c->opos < limit) {
-        ssize_t w = c->io->write(c, c->obuf + c->opos, limit - c->opos);
+        ssize_t w = c->io->write(&c->sess, c->fd, c->obuf + c->opos, limit - c->opos);
         if (w > 0) {
             c->opos += (size_t)w;
             if (c->secret_end && c->opos >= c->secret_end) rlc_wipe_secret(c); /* the I/O layer has it */
@@ -1054,8 +1063,8 @@ int rlc_flush_out(rl_conn *c, char *why, size_t whylen)
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
         if (w < 0 && errno == ETIMEDOUT) c->sock_timedout = 1; /* the kernel gave up, not the server */
-        if (w < 0 && c->io_err[0])
-            snprintf(why, whylen, "%s", c->io_err); /* the session layer said why */
+        if (w < 0 && c->sess.err[0])
+            snprintf(why, whylen, "%s", c->sess.err); /* the session layer said why */
         else
             snprintf(why, whylen, "write: %s", w < 0 ? strerror(errno) : "closed");
         return -1;

@@ -120,27 +120,55 @@ typedef struct qent {
     unsigned char copied;
 } qent;
 
+/* The session layer's state of one connection (rl_io.c plain, rl_tls.c
+ * TLS): the connection owns it and hands it to the I/O table's calls with
+ * its socket; the layer never sees struct rl_conn. */
+typedef struct rl_sess {
+    void *tls;               /* the session (SSL *) while open */
+    void *tls_ctx;           /* SSL_CTX *, built once from the settings, kept across reconnects */
+    void *tls_sess;          /* SSL_SESSION * to resume on reconnect */
+    char err[RL_REASON_LEN]; /* why the layer failed a read/write ("" none) */
+    int read_any;            /* the session has delivered data */
+    int cert;                /* a client certificate was configured (the failure hint) */
+} rl_sess;
+
+/* a new connection's session: nothing open, nothing failed yet (the context
+ * and the session to resume stay) */
+static inline void rl_sess_open(rl_sess *s)
+{
+    s->tls = NULL;
+    s->err[0] = '\0';
+    s->read_any = 0;
+}
+
 /* The I/O table of a connection (hiredis' redisContextFuncs): plain TCP or
  * unix socket (rl_io.c), or OpenSSL (rl_tls.c). The connection lifecycle and
  * the fan-out only ever go through it. */
 typedef struct rl_io {
     const char *name;
-    /* after the TCP connect: start or continue the session's handshake.
-     * 1 done, 0 in progress (*events: what poll must wait for), -1 failed (why) */
-    int (*connect)(rl_conn *c, short *events, char *why, size_t whylen);
-    /* > 0 bytes, 0 the peer closed, -1 with errno (EAGAIN: nothing now) */
-    ssize_t (*read)(rl_conn *c, char *buf, size_t len);
-    ssize_t (*write)(rl_conn *c, const char *buf, size_t len);
+    /* after the TCP connect of fd: start or continue the session's handshake
+     * with the node's settings (conf; keep_secret: its passphrase is read by
+     * other threads, never wiped). 1 done, 0 in progress (*events: what poll
+     * must wait for), -1 failed (why) */
+    int (*connect)(rl_sess *s, int fd, rl_node_conf *conf, int keep_secret, short *events, char *why, size_t whylen);
+    /* > 0 bytes, 0 the peer closed, -1 with errno (EAGAIN: nothing now; s->err may say why) */
+    ssize_t (*read)(rl_sess *s, int fd, char *buf, size_t len);
+    ssize_t (*write)(rl_sess *s, int fd, const char *buf, size_t len);
     /* an idle connection: 1 open and quiet, 0 closed or broken, 2 data nobody asked for */
-    int (*peek)(rl_conn *c);
+    int (*peek)(rl_sess *s, int fd);
     /* bytes the layer has read from the socket but not handed out yet */
-    int (*pending)(const rl_conn *c);
+    int (*pending)(const rl_sess *s);
     /* drop the layer's state without writing anything: after fork() the
      * child must never write to the parent's session (no close_notify) */
-    void (*close)(rl_conn *c);
+    void (*close)(rl_sess *s);
     /* free what outlives connections (a TLS context, a session to resume) */
-    void (*free)(rl_conn *c);
+    void (*free)(rl_sess *s);
 } rl_io;
+
+#ifdef RL_HAVE_TLS
+/* dst takes a reference to src's TLS context (1), or not (0: src has none, dst has one) */
+int rl_sess_share_ctx(rl_sess *dst, const rl_sess *src);
+#endif
 
 extern const rl_io rl_io_plain;
 #ifdef RL_HAVE_TLS
@@ -152,14 +180,10 @@ struct rl_conn {
     int fd;
     int state;
     const rl_io *io;
-    void *tls;                  /* the session (SSL *) while open */
-    void *tls_ctx;              /* SSL_CTX *, built once from conf.tls_conf */
-    void *tls_sess;             /* SSL_SESSION * to resume on reconnect */
-    short io_want;              /* ST_HANDSHAKE: what poll waits for */
-    char io_err[RL_REASON_LEN]; /* why the session layer failed a read/write ("" none) */
-    int io_read_any;            /* the session has delivered data */
-    uint64_t gen;               /* fork generation that opened fd */
-    uint64_t dialed_us;         /* when its connect began */
+    rl_sess sess;       /* the session layer's state (io's) */
+    short io_want;      /* ST_HANDSHAKE: what poll waits for */
+    uint64_t gen;       /* fork generation that opened fd */
+    uint64_t dialed_us; /* when its connect began */
     redisReader *reader;
     char *obuf;
     size_t olen, opos, ocap;

@@ -343,7 +343,7 @@ static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
     int got = 0;
     if (idle) *idle = 0;
     do {
-        ssize_t n = c->io->read(c, buf, sizeof(buf));
+        ssize_t n = c->io->read(&c->sess, c->fd, buf, sizeof(buf));
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
             if (idle && !got) *idle = errno != EINTR;
             return got;
@@ -351,8 +351,8 @@ static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
         if (n <= 0) {
             char why[RL_REASON_LEN];
             if (n < 0 && errno == ETIMEDOUT) c->sock_timedout = 1;
-            if (n < 0 && c->io_err[0])
-                snprintf(why, sizeof(why), "%s", c->io_err);
+            if (n < 0 && c->sess.err[0])
+                snprintf(why, sizeof(why), "%s", c->sess.err);
             else
                 snprintf(why, sizeof(why), "%s", n == 0 ? "connection closed by server" : strerror(errno));
             node_broken(f, i, RL_E_IO, why, now);
@@ -376,7 +376,7 @@ static int node_read_ex(fan *f, int i, uint64_t now, int *idle)
         }
         /* a lock reply is tiny: a node that streams more is hostile or broken */
         if (c->reader->len - c->reader->pos > RL_REPLY_MAX) return node_poisoned(f, i, "reply too large");
-    } while (c->io->pending(c) > 0); /* TLS: decrypted bytes poll() cannot see */
+    } while (c->io->pending(&c->sess) > 0); /* TLS: decrypted bytes poll() cannot see */
     return got;
 proto : {
     char why[RL_REASON_LEN];
@@ -411,7 +411,7 @@ static int session_step(fan *f, int i, uint64_t now)
 {
     rl_conn *c = f->net->conns[i];
     char why[RL_REASON_LEN] = "";
-    int r = c->io->connect(c, &c->io_want, why, sizeof(why));
+    int r = c->io->connect(&c->sess, c->fd, &c->conf, c->conf_shared, &c->io_want, why, sizeof(why));
     if (r < 0) {
         /* nothing of ours was written: the session never existed */
         rl_conn_close(c);

@@ -1,5 +1,6 @@
 /* rl_tls.c -- the OpenSSL I/O table: a non-blocking TLS session over the connection's socket,
- * its handshake driven by the fan-out's poll() (WANT_READ/WANT_WRITE), like hiredis' ssl.c. */
+ * its handshake driven by the fan-out's poll() (WANT_READ/WANT_WRITE), like hiredis' ssl.c.
+ * Its state is the connection's rl_sess; it never sees struct rl_conn. */
 #include "rl_conn.h"
 
 #include <errno.h>
@@ -11,11 +12,6 @@
 
 int rl_tls_available(void) { return 0; }
 const char *rl_tls_version(void) { return NULL; }
-void rl_conn_tls_share(rl_conn *dst, const rl_conn *src)
-{
-    (void)dst;
-    (void)src;
-}
 
 #else
 
@@ -29,11 +25,11 @@ const char *rl_tls_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
 
 /* the first queued OpenSSL error, or what went wrong otherwise; the
  * certificate's verify result says why a peer was refused */
-static void tls_why(rl_conn *c, const char *what, char *why, size_t whylen)
+static void tls_why(rl_sess *s, const char *what, char *why, size_t whylen)
 {
     unsigned long e = ERR_peek_last_error();
     char buf[160] = "";
-    SSL *ssl = c->tls;
+    SSL *ssl = s->tls;
     long vr = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
     if (e) ERR_error_string_n(e, buf, sizeof(buf));
     ERR_clear_error();
@@ -50,13 +46,13 @@ static void tls_why(rl_conn *c, const char *what, char *why, size_t whylen)
 /* A session that fails before it delivered anything: with TLS 1.3 the server
  * checks our certificate only after our side of the handshake is done, so a
  * missing one shows up here, often as a bare reset: say what to look at. */
-static void tls_session_failed(rl_conn *c)
+static void tls_session_failed(rl_sess *s)
 {
     int e = errno;
-    tls_why(c, "TLS", c->io_err, sizeof(c->io_err));
-    if (!c->io_read_any && !c->conf.tls_conf.local_cert) {
-        size_t l = strlen(c->io_err);
-        snprintf(c->io_err + l, sizeof(c->io_err) - l, " (server wants a client certificate? local_cert)");
+    tls_why(s, "TLS", s->err, sizeof(s->err));
+    if (!s->read_any && !s->cert) {
+        size_t l = strlen(s->err);
+        snprintf(s->err + l, sizeof(s->err) - l, " (server wants a client certificate? local_cert)");
     }
     errno = e ? e : EPROTO;
 }
@@ -81,11 +77,11 @@ static int passphrase_cb(char *buf, int size, int rwflag, void *u)
  * tls_close) marks that one not resumable. 0: OpenSSL keeps its reference. */
 static int on_new_session(SSL *ssl, SSL_SESSION *sess)
 {
-    rl_conn *c = SSL_get_app_data(ssl);
-    SSL_SESSION *copy = c ? SSL_SESSION_dup(sess) : NULL;
+    rl_sess *s = SSL_get_app_data(ssl);
+    SSL_SESSION *copy = s ? SSL_SESSION_dup(sess) : NULL;
     if (copy) {
-        if (c->tls_sess) SSL_SESSION_free(c->tls_sess);
-        c->tls_sess = copy;
+        if (s->tls_sess) SSL_SESSION_free(s->tls_sess);
+        s->tls_sess = copy;
     }
     return 0;
 }
@@ -94,11 +90,11 @@ static int on_new_session(SSL *ssl, SSL_SESSION *sess)
  * connections reuse its context, and a connection made from this one takes
  * the context along (rl_conn_tls_share). So it is wiped, not kept for the
  * life of a pooled connection. Not from a connection whose settings other
- * threads compare (conf_shared: the watchdog's). */
-static void drop_passphrase(rl_conn *c)
+ * threads compare (keep_secret: the watchdog's, conf_shared). */
+static void drop_passphrase(rl_node_conf *conf, int keep_secret)
 {
-    char **p = &c->conf.tls_conf.passphrase;
-    if (!*p || c->conf_shared) return;
+    char **p = &conf->tls_conf.passphrase;
+    if (!*p || keep_secret) return;
     OPENSSL_cleanse(*p, strlen(*p));
     free(*p);
     *p = NULL;
@@ -106,13 +102,13 @@ static void drop_passphrase(rl_conn *c)
 
 /* Built once per connection object from its settings (loading the CA store
  * is the costly part), kept across reconnects. */
-static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
+static SSL_CTX *tls_ctx(rl_sess *s, rl_node_conf *conf, int keep_secret, char *why, size_t whylen)
 {
-    if (c->tls_ctx) return c->tls_ctx;
-    const rl_tls_conf *t = &c->conf.tls_conf;
+    if (s->tls_ctx) return s->tls_ctx;
+    const rl_tls_conf *t = &conf->tls_conf;
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx) {
-        tls_why(c, "TLS setup failed", why, whylen);
+        tls_why(s, "TLS setup failed", why, whylen);
         return NULL;
     }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
@@ -125,7 +121,7 @@ static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
         int ok = t->cafile || t->capath ? SSL_CTX_load_verify_locations(ctx, t->cafile, t->capath)
                                         : SSL_CTX_set_default_verify_paths(ctx);
         if (ok != 1) {
-            tls_why(c, "TLS CA store", why, whylen);
+            tls_why(s, "TLS CA store", why, whylen);
             SSL_CTX_free(ctx);
             return NULL;
         }
@@ -138,24 +134,24 @@ static SSL_CTX *tls_ctx(rl_conn *c, char *why, size_t whylen)
         if (SSL_CTX_use_certificate_chain_file(ctx, t->local_cert) != 1 ||
             SSL_CTX_use_PrivateKey_file(ctx, t->local_pk ? t->local_pk : t->local_cert, SSL_FILETYPE_PEM) != 1 ||
             SSL_CTX_check_private_key(ctx) != 1) {
-            tls_why(c, "TLS client certificate", why, whylen);
+            tls_why(s, "TLS client certificate", why, whylen);
             SSL_CTX_free(ctx);
             return NULL;
         }
         /* the key is loaded: the passphrase is not needed any more */
         SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
-        drop_passphrase(c);
+        drop_passphrase(conf, keep_secret);
     }
-    c->tls_ctx = ctx;
+    s->tls_ctx = ctx;
     return ctx;
 }
 
-void rl_conn_tls_share(rl_conn *dst, const rl_conn *src)
+int rl_sess_share_ctx(rl_sess *dst, const rl_sess *src)
 {
-    if (!dst || !src || !src->tls_ctx || dst->tls_ctx || !dst->conf.tls) return;
-    if (SSL_CTX_up_ref(src->tls_ctx) != 1) return;
+    if (!src->tls_ctx || dst->tls_ctx) return 0;
+    if (SSL_CTX_up_ref(src->tls_ctx) != 1) return 0;
     dst->tls_ctx = src->tls_ctx;
-    dst->io = &rl_io_tls; /* (so that rl_conn_free lets it go, connected or not) */
+    return 1;
 }
 
 static int is_ip(const char *s)
@@ -165,22 +161,23 @@ static int is_ip(const char *s)
 }
 
 /* 1 done, 0 in progress, -1 failed */
-static int tls_connect(rl_conn *c, short *events, char *why, size_t whylen)
+static int tls_connect(rl_sess *s, int fd, rl_node_conf *conf, int keep_secret, short *events, char *why, size_t whylen)
 {
-    SSL *ssl = c->tls;
+    SSL *ssl = s->tls;
     if (!ssl) {
-        SSL_CTX *ctx = tls_ctx(c, why, whylen);
+        SSL_CTX *ctx = tls_ctx(s, conf, keep_secret, why, whylen);
         if (!ctx) return -1;
         ssl = SSL_new(ctx);
-        if (!ssl || SSL_set_fd(ssl, c->fd) != 1) {
+        if (!ssl || SSL_set_fd(ssl, fd) != 1) {
             if (ssl) SSL_free(ssl);
-            tls_why(c, "TLS setup failed", why, whylen);
+            tls_why(s, "TLS setup failed", why, whylen);
             return -1;
         }
-        c->tls = ssl;
-        SSL_set_app_data(ssl, c); /* for on_new_session */
-        const rl_tls_conf *t = &c->conf.tls_conf;
-        const char *name = t->peer_name ? t->peer_name : c->conf.host;
+        s->tls = ssl;
+        SSL_set_app_data(ssl, s); /* for on_new_session */
+        const rl_tls_conf *t = &conf->tls_conf;
+        s->cert = t->local_cert != NULL;
+        const char *name = t->peer_name ? t->peer_name : conf->host;
         /* SNI for a name, never for an address (RFC 6066) */
         if (name && !is_ip(name)) SSL_set_tlsext_host_name(ssl, name);
         if (name && !t->no_verify_peer && !t->no_verify_peer_name) {
@@ -188,15 +185,15 @@ static int tls_connect(rl_conn *c, short *events, char *why, size_t whylen)
             X509_VERIFY_PARAM_set_hostflags(vp, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
             int ok = is_ip(name) ? X509_VERIFY_PARAM_set1_ip_asc(vp, name) : X509_VERIFY_PARAM_set1_host(vp, name, 0);
             if (ok != 1) {
-                tls_why(c, "TLS peer name", why, whylen);
+                tls_why(s, "TLS peer name", why, whylen);
                 return -1;
             }
         }
-        if (c->tls_sess) {
+        if (s->tls_sess) {
             /* resume: no full handshake. The SSL gets a copy, so that ours
              * stays resumable when it is freed (a resumed TLS 1.2 session
              * brings no new one to on_new_session) */
-            SSL_SESSION *copy = SSL_SESSION_dup(c->tls_sess);
+            SSL_SESSION *copy = SSL_SESSION_dup(s->tls_sess);
             if (copy) {
                 SSL_set_session(ssl, copy);
                 SSL_SESSION_free(copy);
@@ -210,20 +207,21 @@ static int tls_connect(rl_conn *c, short *events, char *why, size_t whylen)
     switch (SSL_get_error(ssl, r)) {
     case SSL_ERROR_WANT_READ: *events = POLLIN; return 0;
     case SSL_ERROR_WANT_WRITE: *events = POLLOUT; return 0;
-    default: tls_why(c, "TLS handshake failed", why, whylen); return -1;
+    default: tls_why(s, "TLS handshake failed", why, whylen); return -1;
     }
 }
 
-static ssize_t tls_read(rl_conn *c, char *buf, size_t len)
+static ssize_t tls_read(rl_sess *s, int fd, char *buf, size_t len)
 {
+    (void)fd; /* (the SSL has it) */
     ERR_clear_error();
     errno = 0;
-    int r = SSL_read(c->tls, buf, (int)(len > 1 << 30 ? 1 << 30 : len));
+    int r = SSL_read(s->tls, buf, (int)(len > 1 << 30 ? 1 << 30 : len));
     if (r > 0) {
-        c->io_read_any = 1;
+        s->read_any = 1;
         return r;
     }
-    switch (SSL_get_error(c->tls, r)) {
+    switch (SSL_get_error(s->tls, r)) {
     case SSL_ERROR_WANT_READ:
     case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
     case SSL_ERROR_ZERO_RETURN: return 0;
@@ -233,57 +231,59 @@ static ssize_t tls_read(rl_conn *c, char *buf, size_t len)
     default:
         /* e.g. TLS 1.3: the server refuses our certificate (or its absence)
          * only after our handshake is done; its alert arrives here */
-        tls_session_failed(c);
+        tls_session_failed(s);
         return -1;
     }
 }
 
-static ssize_t tls_write(rl_conn *c, const char *buf, size_t len)
+static ssize_t tls_write(rl_sess *s, int fd, const char *buf, size_t len)
 {
+    (void)fd;
     ERR_clear_error();
     errno = 0;
-    int r = SSL_write(c->tls, buf, (int)(len > 1 << 30 ? 1 << 30 : len));
+    int r = SSL_write(s->tls, buf, (int)(len > 1 << 30 ? 1 << 30 : len));
     if (r > 0) return r;
-    switch (SSL_get_error(c->tls, r)) {
+    switch (SSL_get_error(s->tls, r)) {
     case SSL_ERROR_WANT_READ:
     case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
-    default: tls_session_failed(c); return -1;
+    default: tls_session_failed(s); return -1;
     }
 }
 
 /* An idle connection: records may arrive that carry no data for us (TLS 1.3
  * session tickets); only application data is "nobody asked for it". */
-static int tls_peek(rl_conn *c)
+static int tls_peek(rl_sess *s, int fd)
 {
     char b;
+    (void)fd;
     ERR_clear_error();
     errno = 0;
-    int r = SSL_peek(c->tls, &b, 1);
+    int r = SSL_peek(s->tls, &b, 1);
     if (r > 0) return 2;
-    switch (SSL_get_error(c->tls, r)) {
+    switch (SSL_get_error(s->tls, r)) {
     case SSL_ERROR_WANT_READ:
     case SSL_ERROR_WANT_WRITE: return 1;
     default: ERR_clear_error(); return 0;
     }
 }
 
-static int tls_pending(const rl_conn *c) { return c->tls ? SSL_pending(c->tls) : 0; }
+static int tls_pending(const rl_sess *s) { return s->tls ? SSL_pending(s->tls) : 0; }
 
 /* Never SSL_shutdown: no close_notify is written, so a forked child that
  * drops an inherited connection leaves the parent's session untouched. */
-static void tls_close(rl_conn *c)
+static void tls_close(rl_sess *s)
 {
-    if (c->tls) {
-        SSL_free(c->tls);
-        c->tls = NULL;
+    if (s->tls) {
+        SSL_free(s->tls);
+        s->tls = NULL;
     }
 }
 
-static void tls_free(rl_conn *c)
+static void tls_free(rl_sess *s)
 {
-    if (c->tls_sess) SSL_SESSION_free(c->tls_sess);
-    if (c->tls_ctx) SSL_CTX_free(c->tls_ctx);
-    c->tls_sess = c->tls_ctx = NULL;
+    if (s->tls_sess) SSL_SESSION_free(s->tls_sess);
+    if (s->tls_ctx) SSL_CTX_free(s->tls_ctx);
+    s->tls_sess = s->tls_ctx = NULL;
 }
 
 const rl_io rl_io_tls = {

@@ -3050,7 +3050,7 @@ static void test_net_tls_resumption(void)
     REQUIRE(tls_wait_up(&t) == 0);
     rl_result res[1];
     rl_conn *c = t.conns[0];
-    CHECK_EQ(SSL_session_reused((SSL *)c->tls), 0); /* the first: a full handshake */
+    CHECK_EQ(SSL_session_reused((SSL *)c->sess.tls), 0); /* the first: a full handshake */
     /* TLS 1.3, then 1.2 (CONFIG SET: for the connections after it) */
     const char *protos[2] = {"TLSv1.3", "TLSv1.2"};
     for (int v = 0; v < 2; v++) {
@@ -3070,8 +3070,8 @@ static void test_net_tls_resumption(void)
             rl_conn_close(c);
             CHECK_EQ(echo_all(&t, "again", res), 1);
             CHECK_EQ(c->st.connects, connects + (uint64_t)round);
-            CHECK_EQ(c->tls ? SSL_session_reused((SSL *)c->tls) : -1, 1);
-            if (c->tls) CHECK_STR(SSL_get_version((SSL *)c->tls), protos[v]);
+            CHECK_EQ(c->sess.tls ? SSL_session_reused((SSL *)c->sess.tls) : -1, 1);
+            if (c->sess.tls) CHECK_STR(SSL_get_version((SSL *)c->sess.tls), protos[v]);
         }
     }
     tnet_close(&t);
