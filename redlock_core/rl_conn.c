@@ -1,6 +1,6 @@
 /* rl_conn.c -- a connection to one node: resolve, connect, AUTH/SELECT gate, back-off,
  * the queue of expected replies, the output buffer, the reply parser. */
-#include "rl_conn.h"
+#include "rl_conn_struct.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+static inline int connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }
+int rlc_connecting(const rl_conn *c) { return connecting(c); }
 
 /* how many of the first n bytes of s are in set */
 static size_t strspn_n(const char *s, size_t n, const char *set)
@@ -390,7 +393,7 @@ const rl_node_conf *rl_conn_conf(const rl_conn *c) { return &c->conf; }
 const rl_node_stats *rl_conn_stats(const rl_conn *c) { return &c->st; }
 const char *rl_conn_run_id(const rl_conn *c) { return c->run_id; }
 int rl_conn_busy(const rl_conn *c) { return c->fd >= 0 && (c->qlen > 0 || c->olen > c->opos); }
-int rl_conn_unsent(const rl_conn *c) { return c->fd >= 0 && (rlc_connecting(c) || c->olen > c->opos); }
+int rl_conn_unsent(const rl_conn *c) { return c->fd >= 0 && (connecting(c) || c->olen > c->opos); }
 
 void rl_conn_set_timeouts(rl_conn *c, int connect_timeout_ms, int timeout_ms)
 {
@@ -1090,7 +1093,7 @@ int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens
 {
     char why[RL_REASON_LEN];
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
-    if (c->fd >= 0 && rlc_connecting(c) && on && now >= c->deadline_us) {
+    if (c->fd >= 0 && connecting(c) && on && now >= c->deadline_us) {
         /* begun by an earlier wait that did not need it (uncontended) and
          * not looked at since: the connect has most likely completed; it
          * gets a fresh deadline from now, when someone waits on it */
@@ -1224,4 +1227,673 @@ int rlc_next_reply(rl_conn *c)
     }
     if (redisReaderGetReply(c->reader, &obj) != REDIS_OK) return -1;
     return obj != NULL;
+}
+
+/* ======================================================================
+ * The per-node steps of a fan-out: rl_fanout.c's poll loop decides, these
+ * send, read, interpret every reply (the AUTH/SELECT and PING gates, the
+ * identity, TIME, NOSCRIPT -> EVAL, late replies and their statistics),
+ * time out and watch stalled or probing nodes, writing node i's outcome
+ * into f->res[i]. (Moved from rl_fanout.c, unchanged.)
+ * ====================================================================== */
+static void catch_up(rl_fan *f, int i, uint64_t now);
+static int probe_send(rl_fan *f, int i, uint64_t now);
+static int connect_done(rl_fan *f, int i, uint64_t now);
+static int session_step(rl_fan *f, int i, uint64_t now);
+static void stalled_why(const rl_conn *c, uint64_t now, char *why, size_t whylen);
+static void unreachable_why(const rl_conn *c, uint64_t now, char *why, size_t whylen);
+
+static int same_as_other(rl_fan *f, int i, char *why, size_t whylen)
+{
+    rl_conn *c = f->net->conns[i];
+    if (!c->run_id[0]) return 0;
+    for (int j = 0; j < f->n; j++) {
+        rl_conn *o = f->net->conns[j];
+        if (j == i || o->fd < 0 || strcmp(o->run_id, c->run_id) != 0) continue;
+        char name[128];
+        rl_node_conf_name(&o->conf, name, sizeof(name));
+        /* the name may be long: cut it, never the sentence's meaning */
+        static const char lead[] = "same Redis server as node ";
+        size_t a = sizeof(lead) - 1, b = strlen(name);
+        if (whylen == 0) return 1;
+        if (a >= whylen) a = whylen - 1;
+        if (b > whylen - 1 - a) b = whylen - 1 - a;
+        memcpy(why, lead, a);
+        memcpy(why + a, name, b);
+        why[a + b] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+/* Queue the command for node i (opening the connection if needed) and try to
+ * write it. Returns 0, or -1 when res[i] has failed. */
+int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    const rl_cmd *cmd = f->cmd;
+    char why[RL_REASON_LEN];
+
+    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
+    if (c->probing) {
+        int p = probe_send(f, i, now);
+        if (p <= 0) return p;
+    }
+    if (c->fd >= 0 && connecting(c) && now >= c->deadline_us) {
+        /* a connect begun by a call that did not wait (a queued release) and
+         * never seen through: nothing was written on it, so what it holds
+         * (that release) goes out on a new connect; a TLS handshake under
+         * way is given up */
+        int err;
+        if (rlc_redial(c, now, why, sizeof(why), &err) != 0 && c->fd >= 0) rl_conn_close(c);
+    }
+    if (c->fd >= 0 && c->state == ST_READY && rlc_stalled(c, now)) {
+        catch_up(f, i, now);
+        if (r->state != RL_PENDING) {
+            if (c->fd >= 0) return -1;
+            memset(r, 0, sizeof(*r)); /* the server ended it meanwhile: start afresh */
+        }
+        if (c->fd >= 0 && rlc_stalled(c, now) && rlc_unreachable(c)) {
+            /* nobody ACKs what it holds: waiting would cost the kernel's
+             * retransmission gap, which doubles (seconds to minutes after a
+             * long partition); reset it and reconnect in the background */
+            rlc_abandon(c, now);
+        }
+        if (c->probing) {
+            int p = probe_send(f, i, now);
+            if (p <= 0) return p;
+        }
+    }
+    if (c->fd >= 0 && rlc_stalled(c, now)) {
+        /* a release goes behind what the connection holds, whatever the state
+         * of the node: its SET may be there still, or may have run (a release
+         * whose SET may have landed is never dropped); anything else would
+         * only pile up */
+        if (cmd->op != RL_OP_RELEASE) {
+            /* no new work for now, but it may catch up within this call (a
+             * node resumed a moment ago): watched until its deadline, and
+             * sent the command once it has (see rlc_stalled_step) */
+            f->stalled |= (uint64_t)1 << i;
+            c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+            return 0;
+        }
+    }
+    c->reused = c->fd >= 0;
+    c->retried = !allow_retry;
+    if (c->fd < 0) {
+        if (now < c->down_until_us && !f->ignore_backoff) {
+            /* skipped while its answer cannot change the outcome (held_matter) */
+            f->held |= (uint64_t)1 << i;
+            r->state = RL_FAILED;
+            r->err = RL_E_DOWN;
+            return -1;
+        }
+        if (rlc_conn_open(c, r, now, f->ident) != 0) return -1;
+    } else if (f->ident && cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why))) {
+        /* (a release is token-checked: it may go to both, and must) */
+        rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
+        return -1;
+    }
+    if (cmd->clock_check && c->ident.known && rlc_time_due(c, now)) {
+        /* at most once a second, ahead of a SET we send anyway: the node's
+         * clock against ours (no extra round trip); its answer comes first */
+        static const char *const targv[1] = {"TIME"};
+        static const size_t tlen[1] = {4};
+        if (rlc_append_cmd(c, 1, targv, tlen, EXP_TIME, RL_OP_OTHER, 0, now) == 0) {
+            c->ntime[0] = c->ntime[1] = -1;
+            c->clk_asked_us = now; /* (not asked again within a second) */
+        }
+    }
+    if (rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) != 0) {
+        rlc_fail_res(c, r, RL_E_NOMEM, "too many commands in flight");
+        return -1;
+    }
+    if (cmd->op == RL_OP_RELEASE) rlc_owed_del(c, cmd->tag); /* in order behind its SET from now on */
+    if (r->sent) r->resent = 1; /* the old connection may have delivered it: an answer here speaks of both */
+    r->sent = 1;
+    r->id = c->ident; /* what is known of its server so far (a new connection's INFO updates it) */
+    c->sent_us = now;
+    if (c->state == ST_READY) {
+        c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+        if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+            /* the server ended the connection: nothing more of it runs */
+            rl_conn_close(c);
+            if (c->reused && allow_retry) return rlc_send(f, i, now, 0); /* server restarted: reconnect once */
+            rlc_fail_res(c, r, RL_E_IO, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The connection broke (the server closed it, or a write failed): nothing
+ * more of it can run. With a connection left from an earlier call (a
+ * restarted server), reconnect once within this call. */
+static void node_broken(rl_fan *f, int i, int err, const char *why, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    if (c->sock_timedout && !c->sub && !connecting(c)) {
+        /* the kernel gave up (TCP_USER_TIMEOUT, keepalive), not the server:
+         * what the connection held may not have arrived; keep what it owes */
+        rlc_abandon(c, now);
+        if (f->res[i].state == RL_PENDING)
+            rlc_fail_res(c, &f->res[i], RL_E_STALLED, "unreachable (connection timed out)");
+        return;
+    }
+    int was_connecting = connecting(c);
+    int retry = c->reused && !c->retried && !was_connecting && !f->settling;
+    rl_conn_close(c);
+    if (retry && rlc_send(f, i, now, 0) == 0) return;
+    rlc_node_failed(c, &f->res[i], err, why, now, was_connecting);
+}
+
+static int is_noscript(const rl_reply *rp)
+{
+    return rp->type == RL_REPLY_ERROR && strncmp(rp->str, "NOSCRIPT", 8) == 0;
+}
+
+/* A peer that breaks the protocol is not Redis: it is closed (what it may
+ * still execute is beyond reasoning), and the call's result fails. */
+static int node_poisoned(rl_fan *f, int i, const char *why)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_conn_close(c);
+    if (f->res[i].state == RL_PENDING)
+        rlc_fail_res(c, &f->res[i], RL_E_PROTO, why);
+    else
+        snprintf(c->st.last_error, sizeof(c->st.last_error), "%s", why);
+    return 1;
+}
+
+/* One complete reply arrived for node i. Returns 1 when res[i] got its outcome. */
+static int on_reply(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    const rl_reply *rp = &c->slot;
+    qent e = {0};
+    int kind = rlc_q_pop(c, &e);
+    char why[RL_REASON_LEN];
+
+    switch (kind) {
+    case EXP_AUTH:
+    case EXP_SELECT:
+        if (rp->type == RL_REPLY_ERROR) {
+            /* Redis' own text never contains the password; nothing past the
+             * gate was written, so closing loses nothing */
+            snprintf(why, sizeof(why), "%s failed: %.60s", kind == EXP_AUTH ? "AUTH" : "SELECT", rp->str);
+            rl_conn_close(c);
+            rlc_node_failed(c, r, RL_E_AUTH, why, now, 1);
+            return 1;
+        }
+        if (--c->hs_pending == 0 && rlc_flush_out(c, why, sizeof(why)) != 0) {
+            node_broken(f, i, RL_E_IO, why, now);
+            return r->state != RL_PENDING;
+        }
+        return 0;
+    case EXP_GATE:
+        /* the replacement of an unreachable connection answers: the node
+         * is usable again, and what it owes goes out now */
+        if (rp->type == RL_REPLY_ERROR) {
+            snprintf(why, sizeof(why), "PING refused: %.60s", rp->str);
+            rl_conn_close(c); /* nothing behind the gate was written: owe is kept */
+            if (r->state == RL_PENDING) rlc_fail_res(c, r, RL_E_REDIS, why);
+            return 1;
+        }
+        c->probing = 0;
+        if (--c->hs_pending == 0 && rlc_flush_out(c, why, sizeof(why)) != 0) {
+            node_broken(f, i, RL_E_IO, why, now);
+            return r->state != RL_PENDING;
+        }
+        return 0;
+    case EXP_IDENT:
+        /* It comes before this node's answer to our command, so a vote is
+         * only ever counted from a node whose server is known: the counted
+         * votes of a call come from distinct servers. A pair seen only
+         * later fails the next call that uses both. */
+        if (c->ident_pending > 0) c->ident_pending--;
+        c->info_at_us = now;
+        c->info_sent_us = e.sent_us;
+        if (rp->type == RL_REPLY_ERROR) c->info_refused = 1; /* NOPERM: an ACL without INFO */
+        f->ident_seen = 1;
+        if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
+            r->state == RL_PENDING) {
+            rlc_q_forget_mine(c, NULL, 0);
+            rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
+            return 1;
+        }
+        return 0;
+    case EXP_IDENT_AOF:
+        /* the last of the identity: what the server is, before its answer */
+        if (c->ident_pending > 0) c->ident_pending--;
+        if (rp->type == RL_REPLY_ERROR) c->info_refused = 1;
+        rlc_ident_done(c, now);
+        if (r->state == RL_PENDING) r->id = c->ident; /* known before its answer: the call may wait for it */
+        f->ident_seen = 1;
+        return 0;
+    case EXP_TIME:
+        /* the clock-step check (API.md "Restarted nodes"): refused (an ACL) or odd, no sample */
+        if (rp->type == RL_REPLY_ARRAY && rp->integer == 2 && c->ntime[0] > 0 && c->ntime[1] >= 0 &&
+            c->ntime[1] < 1000000)
+            rlc_clock_sample(c, (int64_t)c->ntime[0] * 1000000 + c->ntime[1], e.sent_us, now);
+        return 0;
+    case EXP_SUB:
+    case EXP_UNSUB:
+        /* ["subscribe", channel, n]; a refusal (NOPERM: an ACL without the
+         * channel) leaves that node to the retry timer; anything else is not Redis */
+        if (rp->type == RL_REPLY_ERROR) {
+            c->push.kind = PUSH_REFUSED;
+            snprintf(c->st.last_error, sizeof(c->st.last_error), "%s refused: %.60s",
+                     kind == EXP_SUB ? "SUBSCRIBE" : "UNSUBSCRIBE", rp->str);
+        } else if (rp->type != RL_REPLY_ARRAY || rp->integer != 3 ||
+                   c->push.kind != (kind == EXP_SUB ? PUSH_SUBSCRIBE : PUSH_UNSUBSCRIBE)) {
+            return node_poisoned(f, i, kind == EXP_SUB ? "bad reply to SUBSCRIBE" : "bad reply to UNSUBSCRIBE");
+        }
+        if (c->on_push) c->on_push(c->push_ud, c);
+        return 0;
+    case EXP_TIMEOUT_SCRIPT:
+        /* (no stats: counted as a timeout already) */
+        rlc_late_script_reply(c, rp, &e, now);
+        return 0;
+    case EXP_LATE_SCRIPT:
+        rlc_late_script_reply(c, rp, &e, now);
+        /* fall through */
+    case EXP_LATE:
+        /* the call decided without it; the node did answer */
+        if (rp->type != RL_REPLY_ERROR) {
+            c->st.ok++;
+            rl_latency_add(&c->st.lat, now - e.sent_us);
+        }
+        return 0;
+    case EXP_MINE:
+        if (is_noscript(rp) && f->cmd->script && f->cmd->argc >= 2) {
+            f->noscript = 1;
+            rl_cmd ev = *f->cmd;
+            ev.argv[0] = "EVAL";
+            ev.argvlen[0] = 4;
+            ev.argv[1] = f->cmd->script;
+            ev.argvlen[1] = strlen(f->cmd->script);
+            if (rlc_append_cmd(c, ev.argc, ev.argv, ev.argvlen, EXP_MINE, e.op, e.tag, now) != 0) {
+                rlc_fail_res(c, r, RL_E_NOMEM, "could not queue EVAL");
+                return 1;
+            }
+            /* (a SET done by a script, a waiter's attempt, owes its release
+             * again: its EVAL is queued as a SET) */
+            if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+                node_broken(f, i, RL_E_IO, why, now);
+                return r->state != RL_PENDING;
+            }
+            return 0;
+        }
+        if (r->state != RL_PENDING) return 0;
+        r->latency_us = now - c->sent_us;
+        r->reply = *rp;
+        r->id = c->ident;
+        c->backoff_ms = 0;
+        c->down_until_us = 0;
+        if (rp->type == RL_REPLY_ERROR) {
+            snprintf(why, sizeof(why), "%.80s", rp->str[0] ? rp->str : "empty error reply");
+            rlc_fail_res(c, r, RL_E_REDIS, why);
+        } else {
+            r->state = RL_ANSWERED;
+            c->st.ok++;
+            rl_latency_add(&c->st.lat, r->latency_us);
+        }
+        return 1;
+    default: /* EXP_SKIP, EXP_SCRIPT: a late or bookkeeping reply, dropped */ return 0;
+    }
+}
+
+/* Read from node i (all the session layer holds) and dispatch the complete
+ * replies. Returns 1 when res[i] has its outcome; *idle (if given) says
+ * nothing was there to read. */
+static int node_read_ex(rl_fan *f, int i, uint64_t now, int *idle)
+{
+    rl_conn *c = f->net->conns[i];
+    char buf[16384];
+    int got = 0;
+    if (idle) *idle = 0;
+    do {
+        ssize_t n = c->io->read(&c->sess, c->fd, buf, sizeof(buf));
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            if (idle && !got) *idle = errno != EINTR;
+            return got;
+        }
+        if (n <= 0) {
+            char why[RL_REASON_LEN];
+            if (n < 0 && errno == ETIMEDOUT) c->sock_timedout = 1;
+            if (n < 0 && c->sess.err[0])
+                snprintf(why, sizeof(why), "%s", c->sess.err);
+            else
+                snprintf(why, sizeof(why), "%s", n == 0 ? "connection closed by server" : strerror(errno));
+            node_broken(f, i, RL_E_IO, why, now);
+            return f->res[i].state != RL_PENDING;
+        }
+        if (rlc_feed(c, buf, (size_t)n) != 0) goto proto;
+        /* parse everything that came: a reply beyond what we asked for would
+         * otherwise be taken as the answer to the next command */
+        for (;;) {
+            int r = rlc_next_reply(c);
+            if (r < 0) goto proto;
+            if (r == 0) break;
+            if (c->sub && c->push.kind == PUSH_MESSAGE && c->slot.type == RL_REPLY_ARRAY && c->slot.integer == 3) {
+                /* a message answers no command: it never takes a reply's place */
+                if (c->on_push) c->on_push(c->push_ud, c);
+                continue;
+            }
+            if (c->qlen == 0) return node_poisoned(f, i, "reply nobody asked for");
+            if (on_reply(f, i, now)) got = 1;
+            if (c->fd < 0) return f->res[i].state != RL_PENDING;
+        }
+        /* a lock reply is tiny: a node that streams more is hostile or broken */
+        if (c->reader->len - c->reader->pos > RL_REPLY_MAX) return node_poisoned(f, i, "reply too large");
+    } while (c->io->pending(&c->sess) > 0); /* TLS: decrypted bytes poll() cannot see */
+    return got;
+proto : {
+    char why[RL_REASON_LEN];
+    snprintf(why, sizeof(why), "protocol error: %.60s", c->reader->errstr);
+    return node_poisoned(f, i, why);
+}
+}
+
+static int node_read(rl_fan *f, int i, uint64_t now) { return node_read_ex(f, i, now, NULL); }
+
+/* A stalled node is not polled by calls that spare it: before judging it,
+ * take what it sent meanwhile (it may have caught up), without waiting. */
+static void catch_up(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    char why[RL_REASON_LEN];
+    c->reused = 0; /* nothing of this call to resend if it broke */
+    if (rlc_out_limit(c) > c->opos && rlc_flush_out(c, why, sizeof(why)) != 0) {
+        node_broken(f, i, RL_E_IO, why, now);
+        return;
+    }
+    for (int k = 0; k < 64 && c->fd >= 0; k++) {
+        int idle = 0;
+        node_read_ex(f, i, now, &idle);
+        if (idle) break;
+    }
+}
+
+/* The session layer's handshake (TLS), driven by poll like a connect: the
+ * handshakes of all nodes run in parallel. Returns 1 when res[i] failed. */
+static int session_step(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    char why[RL_REASON_LEN] = "";
+    int r = c->io->connect(&c->sess, c->fd, &c->conf, c->conf_shared, &c->io_want, why, sizeof(why));
+    if (r < 0) {
+        /* nothing of ours was written: the session never existed */
+        rl_conn_close(c);
+        rlc_node_failed(c, &f->res[i], RL_E_IO, why, now, 1);
+        return 1;
+    }
+    if (r == 0) return 0;
+    c->state = ST_READY;
+    c->deadline_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+    if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+        node_broken(f, i, RL_E_IO, why, now);
+        return f->res[i].state != RL_PENDING;
+    }
+    return 0;
+}
+
+static int connect_done(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    int err = 0;
+    socklen_t len = sizeof(err);
+    char why[RL_REASON_LEN];
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+    if (err) {
+        snprintf(why, sizeof(why), "connect: %s", strerror(err));
+        int code = err == ECONNREFUSED ? RL_E_REFUSED : RL_E_IO;
+        /* begun by an earlier call (a queued release): old news, the server
+         * may be back; its buffer goes out on a connect begun now (a probing
+         * node's next connect waits for its turn: probe_send) */
+        if (c->dialed_us < f->t0 && !c->probing && rlc_redial(c, now, why, sizeof(why), &code) == 0) return 0;
+        rl_conn_close(c); /* nothing was written: no connection, nothing ran */
+        rlc_node_failed(c, &f->res[i], code, why, now, 1);
+        return 1;
+    }
+    c->state = ST_HANDSHAKE;
+    return session_step(f, i, now);
+}
+
+void rlc_timeout(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    if (connecting(c)) {
+        /* the TCP or TLS handshake never completed: nothing of ours was written */
+        const char *why = c->state == ST_CONNECTING ? "connect timeout" : "TLS handshake timeout";
+        rl_conn_close(c);
+        rlc_node_failed(c, &f->res[i], RL_E_TIMEOUT, why, now, 1);
+        return;
+    }
+    /* Keep the connection, also when caught in the middle of a reply: the
+     * node may still execute what it holds, so its order is kept and its
+     * late reply is dropped before the next one (a release script meeting
+     * NOSCRIPT then is sent again, as after an early decision). */
+    rlc_q_forget_mine(c, f->cmd, 0);
+    rlc_fail_res(c, &f->res[i], RL_E_TIMEOUT,
+                 c->reader && c->reader->len > c->reader->pos ? "timeout (reply too slow)" : "timeout");
+}
+
+/* What a decided call still has to do for a node: write what a connect or
+ * an AUTH/SELECT gate holds back (a SET must not wait for a later call).
+ * Bytes held back only by a full socket (a stalled node) are not waited for. */
+static int needs_settling(const rl_conn *c)
+{
+    return c->fd >= 0 && (connecting(c) || (c->hs_pending && c->olen > c->hs_end));
+}
+
+static void stalled_why(const rl_conn *c, uint64_t now, char *why, size_t whylen)
+{
+    snprintf(why, whylen, "stalled (%d replies outstanding, oldest %llu ms)", c->qlen,
+             c->qlen ? (unsigned long long)((now - c->q[c->qhead].sent_us) / 1000u) : 0ull);
+}
+
+static void unreachable_why(const rl_conn *c, uint64_t now, char *why, size_t whylen)
+{
+    snprintf(why, whylen, "unreachable (no ACK, connection reset %llu ms ago; reconnecting, %d release%s kept)",
+             (unsigned long long)((now - c->abandoned_us) / 1000u), c->owe_n, c->owe_n == 1 ? "" : "s");
+}
+
+/* A probing node's new connection, one step without waiting: its connect,
+ * its TLS handshake, the replies to its handshake and PING gate. */
+static void probe_advance(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    c->reused = 0; /* nothing of a call to resend if it broke */
+    c->retried = 1;
+    if (c->state == ST_CONNECTING) {
+        struct pollfd p = {.fd = c->fd, .events = POLLOUT, .revents = 0};
+        if (rl_net_poll(f->net, &p, 1, 0) <= 0 || !p.revents) return;
+        if (connect_done(f, i, now) || c->fd < 0) return;
+    } else if (c->state == ST_HANDSHAKE) {
+        if (session_step(f, i, now) || c->fd < 0) return;
+    }
+    if (c->state == ST_READY) catch_up(f, i, now);
+}
+
+/* node_send for a node whose connection was given up as unreachable
+ * (rlc_abandon). A new connect is begun at most every PROBE_GAP_US, each
+ * bounded by rlc_probe_ms() for the connect and a timeout more for its
+ * handshake and PING: the node is used again within about that long after
+ * the network heals, however long it was cut off (a connect's SYN, unlike
+ * the old connection's data, is not behind a doubling retransmission gap).
+ * Returns 1 when the node answers again (its command then goes out as
+ * usual), 0 when it is watched in this call, -1 when res[i] failed. */
+static int probe_send(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    const rl_cmd *cmd = f->cmd;
+    char why[RL_REASON_LEN];
+    if (c->gen != rl_fork_generation()) {
+        rl_conn_close(c); /* the parent's: what it owes is the parent's to send */
+        return 1;
+    }
+    /* an attempt that did not get through in time: nothing past its gate
+     * was written, so closing it loses nothing (owe is kept) */
+    if (c->fd >= 0 && ((connecting(c) && now >= c->deadline_us) || now >= c->probe_until_us)) rl_conn_close(c);
+    if (c->fd < 0 && now >= c->probe_next_us) {
+        c->probe_next_us = now + PROBE_GAP_US;
+        if (rlc_conn_open(c, r, now, f->ident) == 0) {
+            int ms = rlc_probe_ms(c);
+            c->deadline_us = now + (uint64_t)ms * 1000u;
+            c->probe_until_us = now + (uint64_t)(ms + c->conf.timeout_ms) * 1000u;
+        }
+    }
+    if (c->fd >= 0) probe_advance(f, i, now);
+    if (!c->probing) {
+        if (r->state != RL_PENDING) memset(r, 0, sizeof(*r)); /* (cannot fail after the gate) */
+        return 1;
+    }
+    if (cmd->op == RL_OP_RELEASE) {
+        /* kept in order behind the gate (or for the next connect) */
+        if (c->fd >= 0 &&
+            rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) == 0)
+            rlc_q_forget_mine(c, cmd, 0);
+        else
+            rlc_owe_add(c, cmd);
+    }
+    if (r->state != RL_PENDING) return -1;
+    if (c->fd >= 0 && cmd->op != RL_OP_RELEASE) {
+        /* under way: it may answer within this call (a quorum may need it) */
+        f->stalled |= (uint64_t)1 << i;
+        c->probe_watch_us = now + (uint64_t)c->conf.timeout_ms * 1000u;
+        if (c->probe_watch_us > c->probe_until_us) c->probe_watch_us = c->probe_until_us;
+        return 0;
+    }
+    unreachable_why(c, now, why, sizeof(why));
+    rlc_fail_res(c, r, RL_E_STALLED, why);
+    return -1;
+}
+
+/* A node that fell behind, watched during the call (node_send): once it has
+ * caught up (or the server ended the connection) it gets the command, until
+ * its deadline. Returns 1 when res[i] got its outcome. */
+int rlc_stalled_step(rl_fan *f, int i, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    rl_result *r = &f->res[i];
+    uint64_t bit = (uint64_t)1 << i;
+    if (r->state != RL_PENDING) {
+        f->stalled &= ~bit;
+        return 1;
+    }
+    if (c->probing) {
+        /* its new connection is under way: it counts if the PING gate is
+         * answered within this call's wait (probe_send) */
+        if (c->fd >= 0 && now < c->probe_watch_us) return 0;
+        char why[RL_REASON_LEN];
+        f->stalled &= ~bit;
+        unreachable_why(c, now, why, sizeof(why));
+        rlc_fail_res(c, r, RL_E_STALLED, why);
+        return 1;
+    }
+    if (c->fd < 0 || !rlc_stalled(c, now)) {
+        f->stalled &= ~bit;
+        return rlc_send(f, i, now, 1) != 0;
+    }
+    if (now < c->deadline_us) return 0;
+    char why[RL_REASON_LEN];
+    f->stalled &= ~bit;
+    stalled_why(c, now, why, sizeof(why));
+    rlc_fail_res(c, r, RL_E_STALLED, why);
+    return 1;
+}
+
+/* One pass over node i after poll: connect, write, read. Returns 1 when
+ * res[i] got its outcome. */
+int rlc_serve(rl_fan *f, int i, short revents, uint64_t now)
+{
+    rl_conn *c = f->net->conns[i];
+    if (c->state == ST_CONNECTING) return connect_done(f, i, now);
+    if (c->state == ST_HANDSHAKE) return session_step(f, i, now);
+    if ((revents & POLLOUT) && rlc_out_limit(c) > c->opos) {
+        char why[RL_REASON_LEN];
+        if (rlc_flush_out(c, why, sizeof(why)) != 0) {
+            node_broken(f, i, RL_E_IO, why, now);
+            return f->res[i].state != RL_PENDING;
+        }
+    }
+    if (c->fd >= 0 && (revents & (POLLIN | POLLHUP | POLLERR))) return node_read(f, i, now);
+    return 0;
+}
+
+/* The call returns: nodes still skipped for their back-off, or still
+ * behind, get their reason (and their statistics) now. */
+void rlc_fan_end(rl_fan *f, uint64_t now)
+{
+    for (int i = 0; i < f->n && (f->held | f->stalled); i++) {
+        rl_conn *c = f->net->conns[i];
+        uint64_t bit = (uint64_t)1 << i;
+        if (f->held & bit) rlc_fail_down(c, &f->res[i]);
+        if ((f->stalled & bit) && f->res[i].state == RL_PENDING) {
+            char why[RL_REASON_LEN];
+            if (c->probing)
+                unreachable_why(c, now, why, sizeof(why));
+            else
+                stalled_why(c, now, why, sizeof(why));
+            rlc_fail_res(c, &f->res[i], RL_E_STALLED, why);
+        }
+    }
+    f->held = f->stalled = 0;
+}
+
+/* outside a call (drain, listen): nothing of a call to resend if it broke */
+void rlc_serve_outside(rl_fan *f, int i, short revents, uint64_t now)
+{
+    f->net->conns[i]->reused = 0;
+    rlc_serve(f, i, revents, now);
+}
+
+int rlc_fd(const rl_conn *c) { return c->fd; }
+uint64_t rlc_deadline(const rl_conn *c) { return c->deadline_us; }
+int rlc_ident_due(const rl_conn *c) { return c->fd >= 0 && c->ident_pending && !c->reused; }
+int rlc_inherited(const rl_conn *c) { return c->fd >= 0 && c->gen != rl_fork_generation(); }
+int rlc_overdue(const rl_conn *c, uint64_t now) { return c->fd >= 0 && now >= c->deadline_us; }
+
+int rlc_watch(const rl_conn *c, struct pollfd *p, uint64_t *until)
+{
+    if (c->fd < 0) return 0;
+    *p = (struct pollfd){.fd = c->fd, .events = rlc_events(c), .revents = 0};
+    if (until) *until = c->probing ? c->probe_watch_us : c->deadline_us;
+    return 1;
+}
+
+uint64_t rlc_settle_until(const rl_conn *c, uint64_t now)
+{
+    return needs_settling(c) && now < c->deadline_us ? c->deadline_us : 0;
+}
+
+/* how many of the n nodes may count for a quorum in a call beginning now:
+ * open (or a connect within its time) and not stalled, or closed and past
+ * its back-off; a probing node only once its new connection answers */
+int rlc_usable(rl_conn *const *conns, int n, uint64_t now)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const rl_conn *c = conns[i];
+        if (c->probing) continue;
+        if (c->fd >= 0 && (!connecting(c) || now < c->deadline_us))
+            k += !rlc_stalled(c, now);
+        else
+            k += now >= c->down_until_us; /* closed, or a connect overdue (closed at send) */
+    }
+    return k;
+}
+
+/* a connect (or TLS handshake) past its deadline, nothing written on it:
+ * closed and failed (1), else 0 */
+int rlc_expire_connect(rl_conn *c, uint64_t now)
+{
+    if (c->fd < 0 || !connecting(c) || now < c->deadline_us) return 0;
+    rl_conn_close(c); /* never connected: nothing was written */
+    rlc_node_failed(c, NULL, RL_E_TIMEOUT, "connect timeout", now, 1);
+    return 1;
 }

@@ -1,6 +1,7 @@
-/* rl_conn.h -- what the connection lifecycle (rl_conn.c), the fan-out
- * (rl_fanout.c) and the I/O layers (rl_io.c, rl_tls.c) share: the connection
- * itself, its queue of expected replies and the I/O table. Core-internal. */
+/* rl_conn.h -- a connection's API (rl_conn.c: its lifecycle and its part of
+ * a fan-out), one fan-out call's state (rl_fan: rl_fanout.c's loop), and the
+ * session layer's state and I/O table (rl_io.c, rl_tls.c). struct rl_conn
+ * itself is rl_conn.c's (rl_conn_struct.h). Core-internal. */
 #ifndef RL_CONN_H
 #define RL_CONN_H
 #ifndef _GNU_SOURCE
@@ -9,6 +10,7 @@
 #include "rl_internal.h"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -28,7 +30,8 @@
 enum { ST_CLOSED = 0, ST_CONNECTING, ST_HANDSHAKE, ST_READY };
 
 /* What the next reply on a connection answers, in pipeline order (the queue
- * c->q; on_reply in rl_fanout.c acts on each kind):
+ * c->q; on_reply in rl_conn.c, the one place a reply is interpreted, acts on
+ * each kind):
  *   EXP_SKIP            dropped: its call is over and nothing depends on it
  *                       (a timed-out command's reply, a replayed release)
  *   EXP_AUTH/EXP_SELECT the gate: an error closes the connection (nothing
@@ -175,99 +178,6 @@ extern const rl_io rl_io_plain;
 extern const rl_io rl_io_tls;
 #endif
 
-struct rl_conn {
-    rl_node_conf conf;
-    int fd;
-    int state;
-    const rl_io *io;
-    rl_sess sess;       /* the session layer's state (io's) */
-    short io_want;      /* ST_HANDSHAKE: what poll waits for */
-    uint64_t gen;       /* fork generation that opened fd */
-    uint64_t dialed_us; /* when its connect began */
-    redisReader *reader;
-    char *obuf;
-    size_t olen, opos, ocap;
-    /* obuf[0, secret_end) holds AUTH (the password in clear) until it is
-     * written; then wiped, and never left in a block the buffer moves out of
-     * or frees (0: the buffer holds no secret) */
-    size_t secret_end;
-    qent q[QMAX]; /* ring of expected replies */
-    int qhead, qlen;
-    /* AUTH/SELECT gate: nothing after them is written until they succeed,
-     * or a refused SELECT would let our SET run in database 0 */
-    int hs_pending;
-    size_t hs_end;
-    /* The releases this connection owes, in order, even when stalled: the
-     * SETs in q (written or about to be, not answered yet) with no release
-     * behind them yet (qent.owed). A SET whose reply was read has run: a
-     * release sent later cannot overtake it, so it owes nothing more here
-     * (a lock left to its TTL, released elsewhere or force-released leaves
-     * nothing behind). Bounded by QMAX, no allocation. */
-    int owed_n;
-    /* EVALSHAs overtaken by an early decision, kept (as RESP) so that a late
-     * NOSCRIPT (SCRIPT FLUSH) is still answered by loading the scripts and
-     * sending them again: a release must not be lost */
-    char *late_buf;
-    size_t late_len, late_cap;
-    size_t *late_sz;
-    int late_n, late_szcap;
-    /* The releases this node owes whose reply has not been read, as RESP, in
-     * the order sent (each qent.copied has its copy here, oldest first): what
-     * a replacement connection sends again once the node is reachable after
-     * rlc_abandon. Kept across the closes of the connects that follow (while
-     * probing), dropped when a connection the server may have read is closed
-     * (as before: the server ended it). */
-    char *owe;
-    size_t owe_len, owe_cap;
-    size_t *owe_sz;
-    int owe_n, owe_szcap;
-    /* The connection was given up as unreachable (rlc_abandon): fresh connects
-     * are tried in the background; until one has answered its PING (EXP_GATE)
-     * the node gets no new work, and the releases it owes wait behind it */
-    int probing;
-    uint64_t probe_next_us;  /* the next connect may begin then */
-    uint64_t probe_until_us; /* the current attempt is given up then (its PING unanswered) */
-    uint64_t probe_watch_us; /* per call: watched until then */
-    uint64_t abandoned_us;   /* when the last connection was given up */
-    int sock_timedout;       /* the kernel gave up (ETIMEDOUT): treat as rlc_abandon */
-    char run_id[41];         /* the server's, learnt at connect ("" unknown) */
-    int ident_pending;       /* INFO replies of the identity still due */
-    /* restart-safe quorum (API.md "Restarted nodes"): the INFO answers being
-     * read, when the first came, the run_id last known (kept across
-     * reconnects: a new one is a restart) and what it says of the server */
-    rl_info ninfo;
-    uint64_t info_at_us, info_sent_us;
-    int info_refused;
-    char last_run_id[41];
-    rl_ident ident;
-    /* the clock-step check: the server's wall clock minus our monotonic
-     * clock at the last sample, when, and that sample's round trip */
-    int clk_known;
-    int64_t clk_off_us;
-    uint64_t clk_at_us, clk_rtt_us, clk_asked_us;
-    long long ntime[2]; /* TIME's answer being read: seconds, microseconds (-1 none) */
-    uint64_t down_until_us;
-    int backoff_ms;
-    int down_err; /* why the node is in back-off */
-    char down_why[RL_REASON_LEN];
-    struct sockaddr_storage addr;
-    socklen_t addrlen;
-    int no_dns;      /* never look a name up (the watchdog's: its addresses are handed over) */
-    int conf_shared; /* other threads read conf (the watchdog's): it never changes */
-    rl_node_stats st;
-    rl_reply slot; /* the reader's callbacks write here: no allocation per reply */
-    int flat;      /* the reply being read is a top-level array of 3 taken apart (rl_reply.aux) */
-    /* per fan-out */
-    uint64_t deadline_us, sent_us;
-    int reused; /* was open before this call: may be stale */
-    int retried;
-    /* subscriber connections (rl_wait.c): no scripts, pushes go to on_push */
-    int sub;
-    rl_push push;
-    void (*on_push)(void *ud, rl_conn *c);
-    void *push_ud;
-};
-
 /* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
 /* a SET of tag in flight here with no release behind it yet */
 /* a release of tag goes behind every such SET from now on */
@@ -347,12 +257,66 @@ int rlc_owe_add(rl_conn *c, const rl_cmd *cmd);
 /* how long one connect attempt of a probing node may take (ms) */
 int rlc_probe_ms(const rl_conn *c);
 /* connecting: the TCP connect or the session handshake is not done */
-static inline int rlc_connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }
+int rlc_connecting(const rl_conn *c);
 /* what poll must wait for on an open connection */
 short rlc_events(const rl_conn *c);
 /* The reply parser, fed with bytes: a pure function of what the node sent.
  * rlc_feed appends bytes; rlc_next_reply parses one reply into c->slot:
  * 1 a reply, 0 none complete yet, -1 protocol error (c->reader->errstr). */
+/* ---- one fan-out call (rl_fanout.c's loop) and the per-node steps it drives ----
+ * The loop owns the call's state and the decision; the steps (rl_conn.c)
+ * send node i the command, serve its socket, time it out, watch it while it
+ * is stalled or probing, and write its outcome into res[i], marking the
+ * call's per-node bits (held, stalled) and flags (noscript, ident_seen). */
+typedef struct rl_fan {
+    rl_net *net;
+    const rl_cmd *cmd;
+    rl_result *res;
+    int n;
+    int noscript;       /* a node had lost the scripts: wait for every fallback */
+    int ignore_backoff; /* too few nodes without back-off for a quorum: try them all */
+    int ident;          /* more than one node: learn each server's run_id on connect */
+    int settling;       /* decided: only writes and handshakes are still served */
+    int ident_seen;     /* a run_id arrived in this pass: the decision may now stand */
+    uint64_t t0;        /* when the call began */
+    uint64_t held;      /* nodes skipped for their back-off (failed, provisionally: see held_matter) */
+    uint64_t stalled;   /* nodes that fell behind, watched until they catch up or their deadline */
+} rl_fan;
+
+static inline int rl_net_poll(rl_net *net, struct pollfd *pfd, int np, int wait_ms)
+{
+    return net->poll_fn ? net->poll_fn(pfd, (nfds_t)np, wait_ms) : poll(pfd, (nfds_t)np, wait_ms);
+}
+
+/* Queue the command for node i (opening the connection if needed) and try to
+ * write it. 0, or -1 when res[i] has failed. */
+int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry);
+/* node i's socket is ready (revents): connect, write, read. 1 when res[i] got its outcome */
+int rlc_serve(rl_fan *f, int i, short revents, uint64_t now);
+/* the same outside a call (drain, listen): nothing to resend if it breaks */
+void rlc_serve_outside(rl_fan *f, int i, short revents, uint64_t now);
+/* node i's deadline passed with res[i] pending */
+void rlc_timeout(rl_fan *f, int i, uint64_t now);
+/* node i is in f->stalled: sent the command once it caught up, failed at its deadline. 1: res[i] has its outcome */
+int rlc_stalled_step(rl_fan *f, int i, uint64_t now);
+/* the call returns: nodes still held back or behind get their reason (f->held, f->stalled cleared) */
+void rlc_fan_end(rl_fan *f, uint64_t now);
+/* a decided call must still write what a connect or an AUTH/SELECT gate
+ * holds back: until when it waits for that (0: nothing to settle, or past
+ * its deadline) */
+uint64_t rlc_settle_until(const rl_conn *c, uint64_t now);
+/* how many of n nodes may count for a quorum in a call beginning now */
+int rlc_usable(rl_conn *const *conns, int n, uint64_t now);
+int rlc_expire_connect(rl_conn *c, uint64_t now);
+int rlc_fd(const rl_conn *c);
+uint64_t rlc_deadline(const rl_conn *c);
+/* open and past its deadline */
+int rlc_overdue(const rl_conn *c, uint64_t now);
+/* open: its poll entry (*p), and (until) how long it is watched (a probing node's watch, else its deadline) */
+int rlc_watch(const rl_conn *c, struct pollfd *p, uint64_t *until);
+int rlc_ident_due(const rl_conn *c); /* its server's identity is still due on a connection of this call */
+int rlc_inherited(const rl_conn *c); /* open, but from before fork() */
+
 int rlc_feed(rl_conn *c, const char *buf, size_t len);
 int rlc_next_reply(rl_conn *c);
 /* The identity's INFO replies were read (the last one at now): what they say

@@ -2,7 +2,7 @@
 # check-sources.sh -- the source list is written in three places (redlock_core/Makefile
 # for the core's own builds, config.m4 and config.w32 for the extension); this check
 # fails unless they name the same files, and every tracked redlock*.c / redlock_core/rl_*.c
-# is built. Run by scripts/test.sh.
+# is built; and unless struct rl_conn stays private to rl_conn.c. Run by scripts/test.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -29,4 +29,12 @@ same "core: redlock_core/Makefile SRCS vs config.w32" "$core_mk" "$core_w32"
 same "core: redlock_core/Makefile SRCS vs git (redlock_core/rl_*.c)" "$core_mk" "$core_git"
 same "glue: config.m4 vs config.w32" "$glue_m4" "$glue_w32"
 same "glue: config.m4 vs git (redlock*.c)" "$glue_m4" "$glue_git"
+# struct rl_conn is rl_conn.c's (issue 21): only it, and the core's white-box tests and
+# fuzzers, include the header that defines it
+others=$(git grep -l '#include "rl_conn_struct.h"' -- '*.c' '*.h' | grep -vE '^redlock_core/(rl_conn\.c|tests/|fuzz/)')
+if [ -n "$others" ]; then
+  echo "FAIL sources: struct rl_conn is rl_conn.c's, but these include rl_conn_struct.h: $(echo $others)"; fail=1
+else
+  echo "ok   sources: struct rl_conn is defined for rl_conn.c (and the white-box tests) only"
+fi
 exit $fail

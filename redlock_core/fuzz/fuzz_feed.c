@@ -18,7 +18,7 @@
  * int]) has naux 0, 1 or 2; the parser's buffer stays bounded by
  * what was fed; a push kind is known, a payload number is -1 or in
  * [0, 10^10), and a command connection never fills its push fields. */
-#include "rl_conn.h"
+#include "rl_conn_struct.h"
 
 #include <stdint.h>
 #include <stdlib.h>

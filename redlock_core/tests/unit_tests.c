@@ -5,7 +5,7 @@
  * Usage: unit_tests [substring]   runs the tests whose name contains it.
  * Prints PASS/FAIL per test and ends with "N passed, N failed". */
 #define _GNU_SOURCE
-#include "rl_conn.h"
+#include "rl_conn_struct.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/ports.h"
