@@ -140,28 +140,6 @@ static void rlc_take_run_id(rl_conn *c, const char *s, size_t len)
     if (c->q[c->qhead].kind == EXP_IDENT && c->ninfo.run_id[0]) memcpy(c->run_id, c->ninfo.run_id, sizeof(c->run_id));
 }
 
-/* an element of a pub/sub array ["message", channel, payload] or ["subscribe", channel, n] */
-static void push_element(rl_conn *c, int idx, const char *s, size_t len)
-{
-    rl_push *p = &c->push;
-    if (idx == 0) {
-        p->kind = len == 7 && memcmp(s, "message", 7) == 0         ? PUSH_MESSAGE
-                  : len == 9 && memcmp(s, "subscribe", 9) == 0     ? PUSH_SUBSCRIBE
-                  : len == 11 && memcmp(s, "unsubscribe", 11) == 0 ? PUSH_UNSUBSCRIBE
-                                                                   : PUSH_OTHER;
-    } else if (idx == 1) {
-        p->chan = rl_hash(RL_HASH_INIT, s, len);
-    } else if (idx == 2) {
-        size_t i = 0;
-        p->first = len ? s[0] : '\0';
-        p->number = len && s[0] >= '0' && s[0] <= '9' ? 0 : -1;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-            if (p->number < 1000000000) p->number = p->number * 10 + (s[i] - '0');
-        const char *sp = memchr(s, ' ', len);
-        p->id = sp ? rl_hash(RL_HASH_INIT, sp + 1, len - (size_t)(sp + 1 - s)) : 0;
-    }
-}
-
 /* element idx of a top-level [answer, int, int] being taken apart (rl_reply.aux) */
 static int flat_elem(const rl_conn *c, const redisReadTask *t) { return c->flat && t->parent && !t->parent->parent; }
 
@@ -194,7 +172,7 @@ static void *obj_string(const redisReadTask *t, char *s, size_t len)
         return c;
     }
     if (t->parent && !(flat_elem(c, t) && t->idx == 0)) {
-        if (c->sub && !t->parent->parent) push_element(c, t->idx, s, len);
+        if (c->sub && !t->parent->parent && c->push_decode) c->push_decode(&c->push, t->idx, s, len);
         return c;
     }
     c->slot.type = t->type == REDIS_REPLY_STATUS  ? RL_REPLY_STATUS
@@ -217,7 +195,7 @@ static void *obj_array(const redisReadTask *t, int elements)
 #endif
 {
     rl_conn *c = t->privdata;
-    if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
+    if (t->parent && c->sub && !t->parent->parent && c->push_decode) c->push_decode(&c->push, t->idx, NULL, 0);
     if (flat_elem(c, t)) {
         if (t->idx == 0) {
             c->slot.type = RL_REPLY_ARRAY;
@@ -238,7 +216,7 @@ static void *obj_array(const redisReadTask *t, int elements)
 static void *obj_integer(const redisReadTask *t, long long v)
 {
     rl_conn *c = t->privdata;
-    if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
+    if (t->parent && c->sub && !t->parent->parent && c->push_decode) c->push_decode(&c->push, t->idx, NULL, 0);
     if (flat_elem(c, t) && t->idx > 0) {
         flat_int(c, t->idx, 1, v);
         return c;
@@ -253,7 +231,7 @@ static void *obj_integer(const redisReadTask *t, long long v)
 static void *obj_nil(const redisReadTask *t)
 {
     rl_conn *c = t->privdata;
-    if (t->parent && c->sub && !t->parent->parent && t->idx == 0) c->push.kind = PUSH_OTHER;
+    if (t->parent && c->sub && !t->parent->parent && c->push_decode) c->push_decode(&c->push, t->idx, NULL, 0);
     if (flat_elem(c, t) && t->idx > 0) {
         flat_int(c, t->idx, 0, 0);
         return c;
@@ -1089,7 +1067,7 @@ rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
 }
 
 int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens, uint64_t now,
-                 void (*hook)(void *ud, rl_conn *c), void *ud)
+                 void (*hook)(void *ud, rl_conn *c), rl_push_decode_fn decode, void *ud)
 {
     char why[RL_REASON_LEN];
     if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
@@ -1118,6 +1096,7 @@ int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens
         return -1;
     }
     c->on_push = hook;
+    c->push_decode = decode;
     c->push_ud = ud;
     if (c->state == ST_READY && rlc_flush_out(c, why, sizeof(why)) != 0) {
         rl_conn_close(c); /* the server ended it: nothing of a subscription is lost */

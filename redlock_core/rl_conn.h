@@ -80,6 +80,12 @@ typedef struct rl_push {
     char first; /* the payload's first byte */
 } rl_push;
 
+/* Decodes element idx of a subscriber connection's top-level array into *p
+ * (s NULL: not a string); given with the hook to rlc_sub_send. rl_wait.c's:
+ * rl_wait_push_element. */
+typedef void (*rl_push_decode_fn)(rl_push *p, int idx, const char *s, size_t len);
+void rl_wait_push_element(rl_push *p, int idx, const char *s, size_t len);
+
 /* Why a connection is never closed by us while it has work in flight:
  * Redis keeps executing what it already received. A SET sitting in a stalled
  * node's socket would run after a release sent on a fresh connection, and a
@@ -213,7 +219,7 @@ int rlc_stalled(const rl_conn *c, uint64_t now);
  * hook(ud, c). 0 when written or queued; -1 with the connection closed (no
  * room, the server ended it: never counted as subscribed) or never opened. */
 int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens, uint64_t now,
-                 void (*hook)(void *ud, rl_conn *c), void *ud);
+                 void (*hook)(void *ud, rl_conn *c), rl_push_decode_fn decode, void *ud);
 /* the pub/sub array just read (for the hook) */
 const rl_push *rlc_push(const rl_conn *c);
 /* open, and this process's (not inherited across fork) */

@@ -97,6 +97,7 @@ struct rl_conn {
     int sub;
     rl_push push;
     void (*on_push)(void *ud, rl_conn *c);
+    rl_push_decode_fn push_decode; /* decodes push's elements as they are parsed (rl_wait.c's) */
     void *push_ud;
 };
 

@@ -29,6 +29,36 @@ static void release_grace(rl_subs *s, uint64_t now)
     if (s->counting && now >= s->seen_first_us + RL_WAKE_GRACE_US) report_release(s);
 }
 
+/* The decoding of a subscriber connection's pushes, element by element as
+ * the reply parser meets them (rl_conn.c calls it through the hook given to
+ * rlc_sub_send): ["message", channel, payload] or ["subscribe", channel, n].
+ * s is NULL for an element that is not a string. The channel is kept as its
+ * rl_hash, the payload's leading number (the release's: -1 none) and the
+ * hash of what follows its space (the release's id). */
+void rl_wait_push_element(rl_push *p, int idx, const char *s, size_t len)
+{
+    if (!s) {
+        if (idx == 0) p->kind = PUSH_OTHER;
+        return;
+    }
+    if (idx == 0) {
+        p->kind = len == 7 && memcmp(s, "message", 7) == 0         ? PUSH_MESSAGE
+                  : len == 9 && memcmp(s, "subscribe", 9) == 0     ? PUSH_SUBSCRIBE
+                  : len == 11 && memcmp(s, "unsubscribe", 11) == 0 ? PUSH_UNSUBSCRIBE
+                                                                   : PUSH_OTHER;
+    } else if (idx == 1) {
+        p->chan = rl_hash(RL_HASH_INIT, s, len);
+    } else if (idx == 2) {
+        size_t i = 0;
+        p->first = len ? s[0] : '\0';
+        p->number = len && s[0] >= '0' && s[0] <= '9' ? 0 : -1;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            if (p->number < 1000000000) p->number = p->number * 10 + (s[i] - '0');
+        const char *sp = memchr(s, ' ', len);
+        p->id = sp ? rl_hash(RL_HASH_INIT, sp + 1, len - (size_t)(sp + 1 - s)) : 0;
+    }
+}
+
 /* A push or a (un)subscribe confirmation on one of our connections. */
 static void on_push(void *ud, rl_conn *c)
 {
@@ -100,7 +130,7 @@ static int sub_send(rl_subs *s, int i, int on, uint64_t now)
 {
     const char *argv[3] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan};
     size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + 2};
-    return rlc_sub_send(s->net.conns[i], on, argv, lens, now, on_push, s);
+    return rlc_sub_send(s->net.conns[i], on, argv, lens, now, on_push, rl_wait_push_element, s);
 }
 
 /* nodes that dropped out (restart, down) are subscribed again once their back-off is over */

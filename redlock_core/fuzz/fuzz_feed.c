@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sub = (data[1] & 2) != 0;
     rl_conn *c = sub ? rl_conn_new_subscriber(&conf) : rl_conn_new(&conf);
     if (!c) return 0;
+    if (sub) c->push_decode = rl_wait_push_element; /* (as rlc_sub_send gives it) */
     c->ntime[0] = c->ntime[1] = -1;
     size_t chunk = 1 + data[0] % 64;
     int ident = data[1] & 1;

@@ -339,7 +339,9 @@ static rl_conn *sub_conn(void)
     rl_node_conf conf;
     memset(&conf, 0, sizeof(conf));
     conf.socket = (char *)"/nonexistent";
-    return rl_conn_new_subscriber(&conf);
+    rl_conn *c = rl_conn_new_subscriber(&conf);
+    if (c) c->push_decode = rl_wait_push_element; /* (as rlc_sub_send gives it) */
+    return c;
 }
 
 static uint64_t h(const char *s)
