@@ -161,9 +161,17 @@ function inject(float $end, string $out, string $pidDir): int
     $ttl = ttl();
     $fig = ['pauses' => 0, 'pauses_in_cs' => 0, 'max_pause_ms' => 0, 'min_pause_ms' => 0];
     $stopped = null;
-    $cont = function () use (&$stopped): void {
+    // posix_kill when loaded (fenced.sh loads it): no shell between the look and the stop
+    $kill = function (int $pid, string $sig): bool {
+        if (function_exists('posix_kill')) {
+            return posix_kill($pid, $sig === 'STOP' ? SIGSTOP : SIGCONT);
+        }
+        exec("kill -$sig $pid 2>/dev/null", $o, $rc);
+        return $rc === 0;
+    };
+    $cont = function () use (&$stopped, $kill): void {
         if ($stopped !== null) {
-            exec('kill -CONT ' . (int) $stopped . ' 2>/dev/null');
+            $kill((int) $stopped, 'CONT');
             $stopped = null;
         }
     };
@@ -183,8 +191,7 @@ function inject(float $end, string $out, string $pidDir): int
             continue;
         }
         $pid = $cands[array_rand($cands)];
-        exec('kill -STOP ' . $pid . ' 2>/dev/null', $o, $rc);
-        if ($rc !== 0) {
+        if (!$kill($pid, 'STOP')) {
             continue;
         }
         $stopped = $pid;

@@ -51,8 +51,16 @@ for mode in $modes; do
         start_worker "$w" "$end_s" "$out/worker-$w.json" "$out/worker-$w.pid"
     done
     # stop injecting 1 s before the workers stop, so every paused worker gets to finish
+    # the injector stops a worker with posix_kill where it can (no shell forked between seeing
+    # the worker inside its critical section and stopping it: on a loaded machine that fork let
+    # 9 of 9 pauses miss the critical section in a CI-style run)
+    php_saved=("${php[@]}")
+    if php -n -d extension=posix -r 'exit(function_exists("posix_kill") ? 0 : 1);' 2>/dev/null; then
+        php+=(-d extension=posix)
+    fi
     bounded "$out/injector.log" inject $((end_s - 1)) "$out/injector.json" "$out"
     injector_pid=$!
+    php=("${php_saved[@]}")
     wait_run
     for f in "$out"/worker-*.log "$out/injector.log"; do
         [ -s "$f" ] && { echo "--- $(basename "$f"):"; head -n 10 "$f"; }
