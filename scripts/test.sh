@@ -164,41 +164,22 @@ fi
 step test-nodes-tls bash tests/nodes.sh start-tls 3
 set -a; . "$REDLOCK_NODES_DIR/env"; set +a
 
-section ".phpt suite"
-run_phpt phpt scripts/run-phpt.sh "$so"
-
-section "redlock(1) command-line program (tests/cli/run.sh: the real binary against the nodes)"
-REDLOCK_SO="$so" bash tests/cli/run.sh >"$log_dir/cli.log" 2>&1; rc=$?
-grep -E '^(FAIL|SKIP)' "$log_dir/cli.log" | head -n 30 | sed "s/^/    | /"
-passfail_count cli "$log_dir/cli.log" "$rc"
-
+# Two lanes on the two cores while the .phpt suite and the CLI checks run (both mostly wait on
+# sockets and timers): in the background (lane B, on its own nodes, node set B, and its own copy
+# of the tree: run-tests.php writes its files next to the tests) the no-TLS and hiredis 1.x builds
+# and their suites; counted below, after valgrind and ASan, in the order they always had. (The
+# CPU-heavy suites, valgrind and ASan, run alone: side by side with each other they starved the
+# watchdog and wake-up tests under valgrind in a CI-style run.)
+lane_b_pid=""
 if [ $quick -eq 0 ]; then
-  # Two lanes on the two cores: valgrind here (node set A), and in the background (lane B, its own
-  # nodes: node set B, and its own copy of the tree: run-tests.php writes its files next to the
-  # tests) the ASan, no-TLS and hiredis 1.x builds and their suites; counted here in that order
-  # once both are done. (One after the other they took 11.5 + 7 + 5 minutes of a 47-minute run.)
-  # tests that say "skip ... under valgrind[/ASan]" in their SKIPIF: expected there (at most that many)
-  sanitizer_skips=$(grep -rlE "die\('skip .*under valgrind" tests --include='*.phpt' | wc -l)
   lane_b_dir="$log_dir/lane-b"
-  asan_dir="$log_dir/asan-build" notls_dir="$log_dir/notls-build" h1_dir="$log_dir/hiredis1"
+  notls_dir="$log_dir/notls-build" h1_dir="$log_dir/hiredis1"
   lane_b() {
     export REDLOCK_NODES_DIR="$log_dir/nodes-b"
     { bash tests/nodes.sh start 5 && bash tests/nodes.sh start-tls 3; } >"$log_dir/test-nodes-b.log" 2>&1
     echo $? >"$lane_b_dir/nodes.rc"
     set -a; . "$REDLOCK_NODES_DIR/env"; set +a
-    local d rc
-    for d in "$asan_dir" "$notls_dir"; do
-      mkdir -p "$d"; git ls-files -z | xargs -0 -I{} cp --parents {} "$d"/ 2>/dev/null
-    done
-    bash "$asan_dir/scripts/build.sh" --asan >"$log_dir/build-asan.log" 2>&1; echo $? >"$lane_b_dir/build-asan.rc"
-    if [ "$(cat "$lane_b_dir/build-asan.rc")" = 0 ]; then
-      # the tests' php preloads the sanitizer runtime (scripts/asan-php.sh says why)
-      mkdir -p "$log_dir/phpt-asan.out"
-      REDLOCK_ASAN_SHIM_DIR="$asan_dir" TEST_PHP_EXECUTABLE="$root/scripts/asan-php.sh" \
-        REDLOCK_PHPT_OUTDIR="$log_dir/phpt-asan.out" \
-        bash "$asan_dir/scripts/run-phpt.sh" "$asan_dir/modules/redlock.so" >"$log_dir/phpt-asan.log" 2>&1
-      echo $? >"$lane_b_dir/phpt-asan.rc"
-    fi
+    mkdir -p "$notls_dir"; git ls-files -z | xargs -0 -I{} cp --parents {} "$notls_dir"/ 2>/dev/null
     REDLOCK_CONFIGURE_ARGS=--disable-redlock-tls bash "$notls_dir/scripts/build.sh" >"$log_dir/build-notls.log" 2>&1
     echo $? >"$lane_b_dir/build-notls.rc"
     if [ "$(cat "$lane_b_dir/build-notls.rc")" = 0 ]; then
@@ -211,8 +192,9 @@ if [ $quick -eq 0 ]; then
       bash tests/hiredis1/run.sh --build-only "$h1_dir" >"$log_dir/hiredis1-build.log" 2>&1; echo $? >"$lane_b_dir/hiredis1.rc"
       if [ "$(cat "$lane_b_dir/hiredis1.rc")" = 0 ]; then
         mkdir -p "$log_dir/phpt-hiredis1.out"
+        # (the no-TLS copy's tests: the same files, run-tests.php's own next to them)
         REDLOCK_PHPT_OUTDIR="$log_dir/phpt-hiredis1.out" \
-          bash "$asan_dir/scripts/run-phpt.sh" "$h1_dir/ext/modules/redlock.so" >"$log_dir/phpt-hiredis1.log" 2>&1
+          bash "$notls_dir/scripts/run-phpt.sh" "$h1_dir/ext/modules/redlock.so" >"$log_dir/phpt-hiredis1.log" 2>&1
         echo $? >"$lane_b_dir/phpt-hiredis1.rc"
       fi
     fi
@@ -226,12 +208,19 @@ if [ $quick -eq 0 ]; then
     REDLOCK_NODES_DIR="$log_dir/nodes-b" bash tests/nodes.sh stop >/dev/null 2>&1
     bash tests/nodes.sh stop >/dev/null 2>&1 || true
   }
+fi
 
-  section ".phpt suite under valgrind (run-tests.php -m)"
-  phpt_skips=$sanitizer_skips run_phpt phpt-valgrind scripts/valgrind-phpt.sh "$so"
+section ".phpt suite"
+run_phpt phpt scripts/run-phpt.sh "$so"
 
+section "redlock(1) command-line program (tests/cli/run.sh: the real binary against the nodes)"
+REDLOCK_SO="$so" bash tests/cli/run.sh >"$log_dir/cli.log" 2>&1; rc=$?
+grep -E '^(FAIL|SKIP)' "$log_dir/cli.log" | head -n 30 | sed "s/^/    | /"
+passfail_count cli "$log_dir/cli.log" "$rc"
+
+if [ $quick -eq 0 ]; then
   t_w=$(date +%s); wait "$lane_b_pid"; lane_b_pid=""
-  echo "    | (lane B: waited $(( $(date +%s) - t_w )) s for the ASan, no-TLS and hiredis 1.x suites)"
+  echo "    | (lane B: waited $(( $(date +%s) - t_w )) s for the no-TLS and hiredis 1.x suites)"
   lane_rc() { cat "$lane_b_dir/$1.rc" 2>/dev/null || echo 1; }
   # a build of lane B: counted as step() counts
   lane_step() { # name
@@ -241,10 +230,20 @@ if [ $quick -eq 0 ]; then
   if [ "$(lane_rc nodes)" = 0 ]; then count test-nodes-b 1 0 0; else
     tail -n 10 "$log_dir/test-nodes-b.log" | sed "s/^/    | /"; count test-nodes-b 0 1 0
   fi
+
+  section ".phpt suite under valgrind (run-tests.php -m)"
+  # tests that say "skip ... under valgrind[/ASan]" in their SKIPIF: expected there (at most that many)
+  sanitizer_skips=$(grep -rlE "die\('skip .*under valgrind" tests --include='*.phpt' | wc -l)
+  phpt_skips=$sanitizer_skips run_phpt phpt-valgrind scripts/valgrind-phpt.sh "$so"
+
   section ".phpt suite against an ASan+UBSan build (USE_ZEND_ALLOC=0)"
-  if lane_step build-asan; then
-    REDLOCK_PHPT_OUTDIR="$log_dir/phpt-asan.out" phpt_skips=$sanitizer_skips \
-      phpt_count phpt-asan "$log_dir/phpt-asan.log" "$(lane_rc phpt-asan)" "$sanitizer_skips"
+  asan_dir="$log_dir/asan-build"
+  mkdir -p "$asan_dir"
+  git ls-files -z | xargs -0 -I{} cp --parents {} "$asan_dir"/ 2>/dev/null
+  if step build-asan bash "$asan_dir/scripts/build.sh" --asan; then
+    # the tests' php preloads the sanitizer runtime (scripts/asan-php.sh says why)
+    REDLOCK_ASAN_SHIM_DIR="$asan_dir" TEST_PHP_EXECUTABLE="$root/scripts/asan-php.sh" \
+      phpt_skips=$sanitizer_skips run_phpt phpt-asan scripts/run-phpt.sh "$asan_dir/modules/redlock.so"
   fi
 
   section "build without TLS (--disable-redlock-tls): TLS nodes refused with a ValueError (tests/tls)"
