@@ -30,7 +30,10 @@ echo "B acquired: ", $lb ? 'yes' : 'no', "\n";
 $afterRestart = (hrtime(true) - $t0) / 1e6;
 echo "not before A's validity ended: ", hrtime(true) >= $validUntil ? 'yes' : 'no', "\n";
 echo "within the grace + slack: ", $ms <= rl_slack($ttl + 1000) ? 'yes' : "no ($ms ms)", "\n";
-echo "B's token on: ", $lb ? rl_count_value($p . 'r', $lb->token) : 0, "\n";
+// (on a quorum, not always on all 5: A's key expires on nodes 2 and 3 each at its own
+// moment, and B's SET may meet it still on one of them: 'on: 4' in the Redis 8 entry)
+$on = $lb ? rl_count_value($p . 'r', $lb->token) : 0;
+echo "B's token on a quorum: ", $on >= 3 ? 'yes' : "no ($on)", "\n";
 if ($lb) $lb->release();
 rl_del($p . 'r');
 ?>
@@ -44,4 +47,4 @@ B acquired while A valid: 0
 B acquired: yes
 not before A's validity ended: yes
 within the grace + slack: yes
-B's token on: 5
+B's token on a quorum: yes
