@@ -1070,7 +1070,7 @@ int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens
                  void (*hook)(void *ud, rl_conn *c), rl_push_decode_fn decode, void *ud)
 {
     char why[RL_REASON_LEN];
-    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: the parent's */
+    if (rlc_inherited(c)) rl_conn_close(c); /* inherited: the parent's */
     if (c->fd >= 0 && connecting(c) && on && now >= c->deadline_us) {
         /* begun by an earlier wait that did not need it (uncontended) and
          * not looked at since: the connect has most likely completed; it
@@ -1254,7 +1254,7 @@ int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
     const rl_cmd *cmd = f->cmd;
     char why[RL_REASON_LEN];
 
-    if (c->fd >= 0 && c->gen != rl_fork_generation()) rl_conn_close(c); /* inherited: never ours to use */
+    if (rlc_inherited(c)) rl_conn_close(c); /* inherited: never ours to use */
     if (c->probing) {
         int p = probe_send(f, i, now);
         if (p <= 0) return p;
