@@ -269,7 +269,9 @@ void php_redlock_class_init(zend_class_entry *ce);
     X(RESOURCE, resource)     \
     X(TOKEN, token)           \
     X(TTL, ttl)               \
-    X(FENCE, fence)
+    X(FENCE, fence)           \
+    X(RESOURCES, resources)   \
+    X(MODE, mode)
 
 typedef enum php_redlock_lock_prop {
 #define X(slot, name) REDLOCK_LOCK_PROP_##slot,
@@ -302,7 +304,9 @@ static inline php_redlock_lock_obj *php_redlock_lock_from_obj(zend_object *o)
 zend_result php_redlock_lock_class_init(zend_class_entry *ce);
 /* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g;
  * watch (taken over too) when the auto_extend watchdog extends it, else NULL. */
+/* resources: lockAll()'s list (a packed array of strings, copied), NULL: [resource] */
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
+                                           HashTable *resources,
                                            zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
                                            rl_watch *watch);
 /* auto_extend: hand the lock just acquired on key to the watchdog (its own
@@ -315,7 +319,7 @@ void php_redlock_watch_stop_all(void);
 void php_redlock_watch_count_lost(const rl_watch *w); /* on_lost told it: into the metrics now */
 /* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
  * unknown (0), $ttl 0, $fence null, not on the request-end release list. */
-php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key,
+php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key, HashTable *resources,
                                                 zend_string *resource, zend_string *token);
 /* Release l's lock (release(), synchronized()); RL_* outcome. */
 int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call);

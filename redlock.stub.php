@@ -17,9 +17,11 @@ final class RedLock
 
     public function isLocked(string $resource): bool {}
 
-    public function restore(string $resource, string $token): RedLock\Lock {}
+    public function restore(string $resource, string $token, array $options = []): RedLock\Lock {}
 
     public function forceRelease(string $resource): bool {}
+
+    public function lockAll(array $resources, int $ttl, array $options = []): ?RedLock\Lock {}
 
     public static function releaseAll(): int {}
 
@@ -45,6 +47,8 @@ final class Lock
     public readonly string $token;
     public readonly int $ttl;
     public readonly ?int $fence;
+    public readonly array $resources;
+    public readonly string $mode;
 
     public function release(): bool {}
 

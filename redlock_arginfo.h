@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 9d7be55f51c59a88e99f49503235831ea7de07cb */
+ * Stub hash: 1a3a9c67da69bfa6d6ef291c6937005b60312e7e */
 
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_RedLock___construct, 0, 0, 1)
 	ZEND_ARG_TYPE_INFO(0, nodes, IS_ARRAY, 0)
@@ -26,9 +26,16 @@ ZEND_END_ARG_INFO()
 ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_RedLock_restore, 0, 2, RedLock\\Lock, 0)
 	ZEND_ARG_TYPE_INFO(0, resource, IS_STRING, 0)
 	ZEND_ARG_TYPE_INFO(0, token, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, options, IS_ARRAY, 0, "[]")
 ZEND_END_ARG_INFO()
 
 #define arginfo_class_RedLock_forceRelease arginfo_class_RedLock_isLocked
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_RedLock_lockAll, 0, 2, RedLock\\Lock, 1)
+	ZEND_ARG_TYPE_INFO(0, resources, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO(0, ttl, IS_LONG, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, options, IS_ARRAY, 0, "[]")
+ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_RedLock_releaseAll, 0, 0, IS_LONG, 0)
 ZEND_END_ARG_INFO()
@@ -65,6 +72,7 @@ ZEND_METHOD(RedLock, synchronized);
 ZEND_METHOD(RedLock, isLocked);
 ZEND_METHOD(RedLock, restore);
 ZEND_METHOD(RedLock, forceRelease);
+ZEND_METHOD(RedLock, lockAll);
 ZEND_METHOD(RedLock, releaseAll);
 ZEND_METHOD(RedLock, quorum);
 ZEND_METHOD(RedLock, nodes);
@@ -85,6 +93,7 @@ static const zend_function_entry class_RedLock_methods[] = {
 	ZEND_ME(RedLock, isLocked, arginfo_class_RedLock_isLocked, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, restore, arginfo_class_RedLock_restore, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, forceRelease, arginfo_class_RedLock_forceRelease, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock, lockAll, arginfo_class_RedLock_lockAll, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, releaseAll, arginfo_class_RedLock_releaseAll, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
 	ZEND_ME(RedLock, quorum, arginfo_class_RedLock_quorum, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, nodes, arginfo_class_RedLock_nodes, ZEND_ACC_PUBLIC)
@@ -166,6 +175,18 @@ static zend_class_entry *register_class_RedLock_Lock(void)
 	zend_string *property_fence_name = zend_string_init("fence", sizeof("fence") - 1, 1);
 	zend_declare_typed_property(class_entry, property_fence_name, &property_fence_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG|MAY_BE_NULL));
 	zend_string_release(property_fence_name);
+
+	zval property_resources_default_value;
+	ZVAL_UNDEF(&property_resources_default_value);
+	zend_string *property_resources_name = zend_string_init("resources", sizeof("resources") - 1, 1);
+	zend_declare_typed_property(class_entry, property_resources_name, &property_resources_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_ARRAY));
+	zend_string_release(property_resources_name);
+
+	zval property_mode_default_value;
+	ZVAL_UNDEF(&property_mode_default_value);
+	zend_string *property_mode_name = zend_string_init("mode", sizeof("mode") - 1, 1);
+	zend_declare_typed_property(class_entry, property_mode_name, &property_mode_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_mode_name);
 
 	return class_entry;
 }

@@ -132,8 +132,73 @@ PHP_METHOD(RedLock, __construct)
     o->g = g;
 }
 
-static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource, zend_long ttl, HashTable *options,
-                                     uint32_t opt_argn, zval *out, bool *conflict)
+/* lockAll()'s resources (API.md "Several resources"): 1 to 64 distinct
+ * strings, each as lock()'s $resource. The key list, "prefix.r1\0prefix.r2\0...",
+ * is what the core takes for them all (rl.h RL_KEY_LIST); NULL when it threw. */
+static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_t argn, const char *what)
+{
+    uint32_t n = zend_hash_num_elements(resources), k = 0;
+    if (n < 1 || n > RL_MAX_LIST) {
+        zend_argument_value_error(argn, "%smust hold 1 to %d resources, %u given", what, RL_MAX_LIST, n);
+        return NULL;
+    }
+    size_t pl = ZSTR_LEN(g->opts.prefix), len = 0;
+    zval *v;
+    ZEND_HASH_FOREACH_VAL(resources, v) {
+        if (Z_TYPE_P(v) != IS_STRING) {
+            zend_argument_type_error(argn, "%smust hold only strings, %s given", what, zend_zval_type_name(v));
+            return NULL;
+        }
+        zend_string *r = Z_STR_P(v);
+        if (ZSTR_LEN(r) < 1 || ZSTR_LEN(r) > REDLOCK_MAX_RESOURCE || memchr(ZSTR_VAL(r), '\0', ZSTR_LEN(r))) {
+            zend_argument_value_error(argn, "%selement %u must be 1 to %d bytes long, without NUL bytes", what, k,
+                                      REDLOCK_MAX_RESOURCE);
+            return NULL;
+        }
+        /* (at most 64: the pairs are compared directly) */
+        zval *w;
+        uint32_t j = 0;
+        ZEND_HASH_FOREACH_VAL(resources, w) {
+            if (j++ >= k) break;
+            if (zend_string_equals(Z_STR_P(w), r)) {
+                zend_argument_value_error(argn, "%smust not name \"%s\" twice", what, ZSTR_VAL(r));
+                return NULL;
+            }
+        } ZEND_HASH_FOREACH_END();
+        len += (k ? 1 : 0) + pl + ZSTR_LEN(r);
+        k++;
+    } ZEND_HASH_FOREACH_END();
+    zend_string *key = zend_string_alloc(len, 0);
+    char *o = ZSTR_VAL(key);
+    k = 0;
+    ZEND_HASH_FOREACH_VAL(resources, v) {
+        if (k++) *o++ = '\0';
+        memcpy(o, ZSTR_VAL(g->opts.prefix), pl);
+        memcpy(o + pl, Z_STRVAL_P(v), Z_STRLEN_P(v));
+        o += pl + Z_STRLEN_P(v);
+    } ZEND_HASH_FOREACH_END();
+    *o = '\0';
+    return key;
+}
+
+/* the resources of a list, as a fresh packed array in their order */
+static HashTable *resource_list(HashTable *resources)
+{
+    HashTable *ht = zend_new_array(zend_hash_num_elements(resources));
+    zend_hash_real_init_packed(ht);
+    zval *v;
+    ZEND_HASH_FOREACH_VAL(resources, v) {
+        Z_TRY_ADDREF_P(v);
+        zend_hash_next_index_insert_new(ht, v);
+    } ZEND_HASH_FOREACH_END();
+    return ht;
+}
+
+/* key: the key (list) to lock, owned by the call, or NULL for resource's;
+ * resources: lockAll()'s list (its first is resource), else NULL */
+static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource, zend_string *key,
+                                     HashTable *resources, zend_long ttl, HashTable *options, uint32_t opt_argn,
+                                     zval *out, bool *conflict)
 {
     php_redlock_group *g = obj->g;
     php_redlock_opts o;
@@ -145,6 +210,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
     ZVAL_COPY(&o.on_lost, &obj->on_lost); /* (UNDEF in g->opts: nothing to free) */
     if (options && php_redlock_opts_apply(&o, options, opt_argn, REDLOCK_IN_CALL) != SUCCESS) {
         php_redlock_opts_free(&o);
+        if (key) zend_string_release(key);
         return NULL;
     }
 
@@ -171,7 +237,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
         ro.fence_key = fence_key;
         ro.fence_keylen = pl + sizeof(fence_suffix) - 1;
     }
-    zend_string *key = make_key(g, resource);
+    if (!key) key = make_key(g, resource);
     php_redlock_group_prepare(g);
     bool waits = o.wait > 0 && o.wake_on_release;
     if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
@@ -200,7 +266,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
                                  "lock: could not start the auto_extend watchdog (out of memory or no thread)", 0);
         } else {
             REDLOCK_G(acquired)++;
-            l = php_redlock_lock_new(out, g, key, resource, ttl, &info, &o, w);
+            l = php_redlock_lock_new(out, g, key, resource, resources, ttl, &info, &o, w);
             if (lost) php_redlock_lost_attach(l, lost);
             php_redlock_metrics_acquired(l->acquired_us - called_us,
                                          php_redlock_metrics_resource(ZSTR_VAL(resource), ZSTR_LEN(resource)));
@@ -238,7 +304,37 @@ PHP_METHOD(RedLock, lock)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    if (!do_lock(Z_REDLOCK_P(ZEND_THIS), resource, ttl, options, 3, return_value, &conflict)) {
+    if (!do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 3, return_value, &conflict)) {
+        if (EG(exception)) RETURN_THROWS();
+        RETURN_NULL();
+    }
+}
+
+PHP_METHOD(RedLock, lockAll)
+{
+    HashTable *resources, *options = NULL;
+    zend_long ttl;
+    bool conflict;
+    ZEND_PARSE_PARAMETERS_START(2, 3)
+        Z_PARAM_ARRAY_HT(resources)
+        Z_PARAM_LONG(ttl)
+        Z_PARAM_OPTIONAL
+        Z_PARAM_ARRAY_HT(options)
+    ZEND_PARSE_PARAMETERS_END();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g) RETURN_THROWS();
+    zend_string *key = key_list(g, resources, 1, "");
+    if (!key) RETURN_THROWS();
+    if (php_redlock_check_ttl(ttl, 2) != SUCCESS) {
+        zend_string_release(key);
+        RETURN_THROWS();
+    }
+    HashTable *list = resource_list(resources);
+    zval *first = zend_hash_index_find(list, 0);
+    php_redlock_lock_obj *l =
+        do_lock(Z_REDLOCK_P(ZEND_THIS), Z_STR_P(first), key, list, ttl, options, 3, return_value, &conflict);
+    zend_array_release(list);
+    if (!l) {
         if (EG(exception)) RETURN_THROWS();
         RETURN_NULL();
     }
@@ -262,7 +358,8 @@ PHP_METHOD(RedLock, synchronized)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, ttl, options, 4, &lock_zv, &conflict);
+    php_redlock_lock_obj *l =
+        do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 4, &lock_zv, &conflict);
     if (!l) {
         if (EG(exception)) RETURN_THROWS();
         zend_throw_exception_ex(php_redlock_conflict_ce, 0, "synchronized: could not acquire the lock on \"%s\"",
@@ -335,10 +432,14 @@ PHP_METHOD(RedLock, isLocked)
 
 PHP_METHOD(RedLock, restore)
 {
-    zend_string *resource, *token;
-    ZEND_PARSE_PARAMETERS_START(2, 2)
+    zend_string *resource, *token, *k;
+    HashTable *options = NULL, *resources = NULL;
+    zval *v;
+    ZEND_PARSE_PARAMETERS_START(2, 3)
         Z_PARAM_STR(resource)
         Z_PARAM_STR(token)
+        Z_PARAM_OPTIONAL
+        Z_PARAM_ARRAY_HT(options)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
@@ -351,7 +452,49 @@ PHP_METHOD(RedLock, restore)
         zend_argument_value_error(2, "must not contain NUL bytes");
         RETURN_THROWS();
     }
-    php_redlock_lock_restored(return_value, g, make_key(g, resource), resource, token);
+    /* API.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive
+     * (read locks and permits, API.md's other modes, are not built yet) */
+    if (options) {
+        ZEND_HASH_FOREACH_STR_KEY_VAL(options, k, v) {
+            if (k && zend_string_equals_literal(k, "resources")) {
+                if (Z_TYPE_P(v) != IS_ARRAY) {
+                    zend_argument_type_error(3, "\"resources\" must be of type array, %s given", zend_zval_type_name(v));
+                    RETURN_THROWS();
+                }
+                resources = Z_ARRVAL_P(v);
+            } else if (k && zend_string_equals_literal(k, "mode")) {
+                if (Z_TYPE_P(v) != IS_STRING) {
+                    zend_argument_type_error(3, "\"mode\" must be of type string, %s given", zend_zval_type_name(v));
+                    RETURN_THROWS();
+                }
+                if (!zend_string_equals_literal(Z_STR_P(v), "exclusive")) {
+                    zend_argument_value_error(3, "\"mode\" must be 'exclusive' (read locks and permits are not supported by this version)");
+                    RETURN_THROWS();
+                }
+            } else {
+                zend_argument_value_error(3, "contains unknown option \"%s\"", k ? ZSTR_VAL(k) : "(an integer key)");
+                RETURN_THROWS();
+            }
+        } ZEND_HASH_FOREACH_END();
+    }
+    if (!resources) {
+        php_redlock_lock_restored(return_value, g, make_key(g, resource), NULL, resource, token);
+        return;
+    }
+    zend_string *key = key_list(g, resources, 3, "\"resources\" ");
+    if (!key) RETURN_THROWS();
+    bool found = false;
+    ZEND_HASH_FOREACH_VAL(resources, v) {
+        if (zend_string_equals(Z_STR_P(v), resource)) found = true;
+    } ZEND_HASH_FOREACH_END();
+    if (!found) {
+        zend_string_release(key);
+        zend_argument_value_error(3, "\"resources\" must include $resource (\"%s\")", ZSTR_VAL(resource));
+        RETURN_THROWS();
+    }
+    HashTable *list = resource_list(resources);
+    php_redlock_lock_restored(return_value, g, key, list, resource, token);
+    zend_array_release(list);
 }
 
 PHP_METHOD(RedLock, forceRelease)

@@ -21,6 +21,11 @@ extern "C" {
 #define RL_REASON_LEN 96   /* short failure reason, NUL included */
 #define RL_REPLY_MAX 65536 /* a lock reply is tiny: more than this is a hostile node */
 #define RL_MAX_KEY 1024    /* prefix + resource */
+/* A key that holds NUL bytes is a key list, "k1\0k2\0...kn" (no key of a
+ * resource holds a NUL): every call of the lock API then acts on all its
+ * keys at once, all or none on each node (API.md "Several resources"). */
+#define RL_MAX_LIST 64
+int rl_key_is_list(const char *key, size_t keylen);
 
 /* ---- error codes: every node failure keeps one, with a short reason ---- */
 enum rl_err {
@@ -483,6 +488,13 @@ typedef struct rl_subs {
     int on;                              /* subscribed (between subscribe and unsubscribe) */
     unsigned char pending[RL_MAX_NODES]; /* channels of SUBSCRIBE written, not confirmed yet */
     unsigned char wanted[RL_MAX_NODES];  /* subscribed or to be (re)subscribed on this node */
+    /* a key list (RL_KEY_LIST): every key's channel and shard channel
+     * (list_hash[2k], [2k + 1]); list: the caller's key, alive while it waits */
+    int nlist;
+    const char *list;
+    size_t listlen;
+    char shard;
+    uint64_t list_hash[2 * RL_MAX_LIST];
 } rl_subs;
 /* s over conns[0..n) (subscriber connections); *w gets the waiter to put in an rl_ctx */
 void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_waiter *w);

@@ -1066,7 +1066,7 @@ rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf)
     return c;
 }
 
-int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens, uint64_t now,
+int rlc_sub_send(rl_conn *c, int on, int argc, const char *const *argv, const size_t *lens, uint64_t now,
                  void (*hook)(void *ud, rl_conn *c), rl_push_decode_fn decode, void *ud)
 {
     char why[RL_REASON_LEN];
@@ -1087,13 +1087,15 @@ int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens
      * waits): closed, so that it is not counted as subscribed while its
      * connection stays open (a subscriber's connection holds nothing that
      * must still run); subscribed afresh once it can be. */
-    if (rlc_append_cmd(c, 3, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
+    if (rlc_append_cmd(c, argc, argv, lens, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
         rl_conn_close(c);
         return -1;
     }
-    if (rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
-        rl_conn_close(c); /* a command whose second reply has no place: start afresh */
-        return -1;
+    for (int k = 2; k < argc; k++) {
+        if (rlc_q_push(c, on ? EXP_SUB : EXP_UNSUB, RL_OP_OTHER, 0, now) != 0) {
+            rl_conn_close(c); /* a command whose other replies have no place: start afresh */
+            return -1;
+        }
     }
     c->on_push = hook;
     c->push_decode = decode;

@@ -212,13 +212,13 @@ int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage 
 int rlc_stalled(const rl_conn *c, uint64_t now);
 
 /* ---- subscriber connections (rl_wait.c's use) ---- */
-/* SUBSCRIBE or UNSUBSCRIBE (argv: 3 words) on subscriber connection c,
+/* SUBSCRIBE or UNSUBSCRIBE (argv: argc words, a channel each after the first) on subscriber connection c,
  * opening it first when closed (on only, and never during its back-off);
  * an inherited one (fork) is closed first, a connect begun by a wait that
  * did not need it gets a fresh deadline. Its pushes and confirmations go to
  * hook(ud, c). 0 when written or queued; -1 with the connection closed (no
  * room, the server ended it: never counted as subscribed) or never opened. */
-int rlc_sub_send(rl_conn *c, int on, const char *const *argv, const size_t *lens, uint64_t now,
+int rlc_sub_send(rl_conn *c, int on, int argc, const char *const *argv, const size_t *lens, uint64_t now,
                  void (*hook)(void *ud, rl_conn *c), rl_push_decode_fn decode, void *ud);
 /* the pub/sub array just read (for the hook) */
 const rl_push *rlc_push(const rl_conn *c);

@@ -22,6 +22,11 @@ extern const char rl_script_acquire[];
 extern const char rl_script_acquire_sha[];
 extern const char rl_script_extend[];
 extern const char rl_script_extend_sha[];
+/* their key-list variants (API.md "Several resources"), and isHeld()'s */
+extern const char rl_script_acquire_all[], rl_script_acquire_all_sha[];
+extern const char rl_script_release_all[], rl_script_release_all_sha[];
+extern const char rl_script_extend_all[], rl_script_extend_all_sha[];
+extern const char rl_script_held_all[], rl_script_held_all_sha[];
 
 /* Counting the nodes' answers to one fan-out (rl_lock.c): ok = answers
  * that yes() accepts (ud: what it compares with), no = other answers. */

@@ -73,6 +73,59 @@ const char rl_script_extend[] =
                                                                                  "ARGV[2]") "return {r, m, a}";
 const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
 
+/* ---- several resources at once (API.md "Several resources", rl.h RL_KEY_LIST) ----
+ * A key list is one argument, "k1\0k2\0...kn": these scripts split it (a
+ * key of a resource holds no NUL), so every call and queue that carries a
+ * key (owed releases, the watchdog, restore) carries a list unchanged. Each
+ * script is atomic on its node: all the keys or none. A node counts only
+ * when it holds (set, extended) every key. Not loaded at connect: the first
+ * EVALSHA of a connection falls back to EVAL (NOSCRIPT), once. */
+#define RL_LUA_SPLIT                                                                                        \
+    "local ks = {} local b = KEYS[1] local p = 1 "                                                         \
+    "while true do local e = string.find(b, \"\\0\", p, true) if not e then ks[#ks + 1] = string.sub(b, p) " \
+    "break end ks[#ks + 1] = string.sub(b, p, e - 1) p = e + 1 end "
+/* the acquire script's arguments (below), for every key: none may exist */
+const char rl_script_acquire_all[] =
+    "if ARGV[5] and redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT
+    "local r = false local free = true "
+    "for i = 1, #ks do if redis.call(\"exists\",ks[i]) == 1 then free = false break end end "
+    "if free then for i = 1, #ks do redis.call(\"set\",ks[i],ARGV[1],\"PX\",ARGV[2]) end "
+    "r = redis.status_reply(\"OK\") if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
+    "if ARGV[3] ~= \"\" then for i = 1, #ks do "
+    "redis.pcall(\"publish\",\"redlock:released:\" .. ks[i] .. \"\\0\" .. ARGV[3],\"acquired\") end end "
+    "end if not ARGV[5] then return r end " RL_LUA_MAXTTL("ARGV[5]", "ARGV[2]") "return {r, m, a}";
+const char rl_script_acquire_all_sha[] = "069af8baa614f291972cde0ab510db12ccb86a53";
+/* the release script's arguments; 1 when the node held every key (each
+ * key of ours is deleted all the same, and its waiters told) */
+const char rl_script_release_all[] =
+    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end "
+    RL_LUA_SPLIT "local id = ARGV[2] or \"\" local h = 0 "
+    "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end local r = 0 "
+    "for i = 1, #ks do if redis.call(\"get\",ks[i]) == ARGV[1] then redis.call(\"del\",ks[i]) r = r + 1 "
+    "local c = \"redlock:released:\" .. ks[i] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then "
+    "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
+    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
+    "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
+    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end end end "
+    "if r == #ks then return 1 end return 0";
+const char rl_script_release_all_sha[] = "753e745c61ee07d0a3029c2fd2383b0bc415a01b";
+/* the extend script's arguments: 1 every key ours (each extended), -1 no
+ * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
+const char rl_script_extend_all[] =
+    "if ARGV[3] and redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT
+    "local ok, miss = 0, 0 for i = 1, #ks do local v = redis.call(\"get\",ks[i]) "
+    "if v == ARGV[1] then redis.call(\"pexpire\",ks[i],ARGV[2]) ok = ok + 1 elseif not v then miss = miss + 1 end end "
+    "local r = 0 if ok == #ks then r = 1 elseif miss == #ks then r = -1 end "
+    "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL("ARGV[3]", "ARGV[2]") "return {r, m, a}";
+const char rl_script_extend_all_sha[] = "5a0c64f6be3e958327200c334d403a0104d55b10";
+/* isHeld(): our token (as GET would answer) when every key holds it, else nil */
+const char rl_script_held_all[] =
+    RL_LUA_SPLIT "for i = 1, #ks do if redis.call(\"get\",ks[i]) ~= ARGV[1] then return false end end return ARGV[1]";
+const char rl_script_held_all_sha[] = "64505d22a8e7e6fd5b3371a12f0dd97911bcfcf3";
+
+int rl_key_is_list(const char *key, size_t keylen) { return memchr(key, '\0', keylen) != NULL; }
+
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor)
 {
     /* spec: validity = ttl - elapsed - (ttl * drift_factor + 2 ms), the 2 ms
@@ -374,15 +427,38 @@ static void arg(rl_cmd *cmd, const char *s, size_t len)
 
 /* EVALSHA sha numkeys key [nkey] token: the token-checked scripts of the spec
  * (nkey: the attempt's key of a caller-chosen token, see rl_acquire) */
+/* the list variant of a script (a key list, RL_KEY_LIST) */
+static void list_script(const char **script, const char **sha)
+{
+    if (*script == rl_script_acquire) {
+        *script = rl_script_acquire_all;
+        *sha = rl_script_acquire_all_sha;
+    } else if (*script == rl_script_release) {
+        *script = rl_script_release_all;
+        *sha = rl_script_release_all_sha;
+    } else if (*script == rl_script_extend) {
+        *script = rl_script_extend_all;
+        *sha = rl_script_extend_all_sha;
+    }
+}
+
+/* nkey (the attempt's key of a caller-chosen token): keylen + 2 bytes,
+ * also for a key list, whose nkey is its first key's (the list's script
+ * writes it only when it set that key, so only the holder of it does) */
 static void eval_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen, const char *nkey,
                      const char *token, size_t token_len)
 {
     memset(cmd, 0, sizeof(*cmd));
+    size_t nkeylen = keylen + 2;
+    if (rl_key_is_list(key, keylen)) {
+        list_script(&script, &sha);
+        if (nkey) nkeylen = strlen(nkey) + 2; /* (its first key, then NUL 'a') */
+    }
     arg(cmd, "EVALSHA", 7);
     arg(cmd, sha, RL_TOKEN_LEN);
     arg(cmd, nkey ? "2" : "1", 1);
     arg(cmd, key, keylen);
-    if (nkey) arg(cmd, nkey, keylen + 2);
+    if (nkey) arg(cmd, nkey, nkeylen);
     arg(cmd, token, token_len);
     cmd->script = script;
 }
@@ -566,11 +642,13 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
     size_t ttllen = a->ttllen = fmt_int(a->ttlbuf, sizeof(a->ttlbuf), ttl_ms);
     a->nonced = o->token != NULL;
     a->noshard[0] = '\0';
+    int list = rl_key_is_list(key, keylen);
     if (a->nonced) {
-        if (keylen > RL_MAX_KEY) return -1;
-        memcpy(a->nkey, key, keylen);
-        a->nkey[keylen] = '\0';
-        a->nkey[keylen + 1] = 'a';
+        size_t k1 = list ? strlen(key) : keylen;
+        if (k1 > RL_MAX_KEY) return -1;
+        memcpy(a->nkey, key, k1);
+        a->nkey[k1] = '\0';
+        a->nkey[k1 + 1] = 'a';
         eval_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, a->nkey, info->token, info->token_len);
         arg(&a->set, a->ttlbuf, ttllen);
         arg(&a->set, a->noshard, 0);
@@ -580,12 +658,15 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
         release_id(&a->rel);
         arg(&a->rel, a->nonce, RL_TOKEN_LEN);
         release_tag(&a->rel, key, keylen, info->token);
-    } else if (rs) {
-        /* the script raises the maxttl key and answers it (no extra round trip) */
+    } else if (rs || list) {
+        /* the script raises the maxttl key and answers it (no extra round
+         * trip); a key list is always set by its script */
         script_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, ttllen);
         arg(&a->set, a->noshard, 0);
-        arg(&a->set, a->noshard, 0);
-        arg(&a->set, rs->maxttl_key, rs->maxttl_keylen);
+        if (rs) {
+            arg(&a->set, a->noshard, 0);
+            arg(&a->set, rs->maxttl_key, rs->maxttl_keylen);
+        }
         release_cmd(&a->rel, key, keylen, info->token);
     } else {
         memset(&a->set, 0, sizeof(a->set));
@@ -624,7 +705,7 @@ static const rl_waiter *acq_subscribe(acq *a, const rl_ctx *c, const rl_opts *o,
         a->ann = a->set;
         a->ann.argv[7] = a->shard; /* ARGV[3] */
         a->ann.argvlen[7] = 1;
-    } else if (c->rs) {
+    } else if (c->rs || rl_key_is_list(key, keylen)) {
         a->ann = a->set;
         a->ann.argv[6] = a->shard; /* ARGV[3] */
         a->ann.argvlen[6] = 1;
@@ -860,13 +941,20 @@ static void repair(const rl_ctx *c, const char *key, size_t keylen, const char *
     }
     if (!fix) return;
     rl_cmd set;
-    memset(&set, 0, sizeof(set));
-    arg(&set, "SET", 3);
-    arg(&set, key, keylen);
-    arg(&set, token, strlen(token));
-    arg(&set, "NX", 2);
-    arg(&set, "PX", 2);
-    arg(&set, ttl, ttllen);
+    if (rl_key_is_list(key, keylen)) {
+        /* every key back, or none (the list's acquire script, as SET NX) */
+        eval_cmd(&set, rl_script_acquire, rl_script_acquire_sha, key, keylen, NULL, token, strlen(token));
+        arg(&set, ttl, ttllen);
+        arg(&set, "", 0);
+    } else {
+        memset(&set, 0, sizeof(set));
+        arg(&set, "SET", 3);
+        arg(&set, key, keylen);
+        arg(&set, token, strlen(token));
+        arg(&set, "NX", 2);
+        arg(&set, "PX", 2);
+        arg(&set, ttl, ttllen);
+    }
     set.op = RL_OP_SET;
     set.tag = rl_lock_tag(key, keylen, token, strlen(token));
     set.skip = ~fix;
@@ -934,8 +1022,20 @@ static int ask_nodes(const rl_ctx *c, const char *verb, const char *key, size_t 
     rl_cmd cmd;
     if (n < 1 || n > RL_MAX_NODES) return RL_ERROR;
     memset(&cmd, 0, sizeof(cmd));
-    arg(&cmd, verb, strlen(verb));
-    arg(&cmd, key, keylen);
+    if (rl_key_is_list(key, keylen)) {
+        /* isHeld() of a key list: our token where every key holds it */
+        if (!ud || yes != is_token) return RL_ERROR;
+        const token_ref *tok = ud;
+        arg(&cmd, "EVALSHA", 7);
+        arg(&cmd, rl_script_held_all_sha, RL_TOKEN_LEN);
+        arg(&cmd, "1", 1);
+        arg(&cmd, key, keylen);
+        arg(&cmd, tok->token, tok->len);
+        cmd.script = rl_script_held_all;
+    } else {
+        arg(&cmd, verb, strlen(verb));
+        arg(&cmd, key, keylen);
+    }
     if (c->tp->fanout(c->tp->ctx, &cmd, res, n, decide, (void *)ud) != 0) return RL_ERROR;
     *t = rl_count(res, n, yes, ud);
     rl_fill_call(call, res, n, yes, ud);

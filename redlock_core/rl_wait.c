@@ -3,6 +3,7 @@
 #include "rl_conn.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int node_index(const rl_subs *s, const rl_conn *c)
@@ -59,6 +60,15 @@ void rl_wait_push_element(rl_push *p, int idx, const char *s, size_t len)
     }
 }
 
+/* a channel of this wait: the key's or its shard's (of each key, for a key list) */
+static int ours(const rl_subs *s, uint64_t h)
+{
+    if (!s->nlist) return h == s->chan_hash || h == s->shard_hash;
+    for (int k = 0; k < 2 * s->nlist; k++)
+        if (s->list_hash[k] == h) return 1;
+    return 0;
+}
+
 /* A push or a (un)subscribe confirmation on one of our connections. */
 static void on_push(void *ud, rl_conn *c)
 {
@@ -71,12 +81,12 @@ static void on_push(void *ud, rl_conn *c)
         if (p->kind == PUSH_REFUSED) {
             s->pending[i] = 0;
             s->wanted[i] = 0; /* not allowed: leave it to the timer */
-        } else if ((p->chan == s->chan_hash || p->chan == s->shard_hash) && s->pending[i]) {
+        } else if (ours(s, p->chan) && s->pending[i]) {
             s->pending[i]--;
         }
         return;
     }
-    if (p->kind != PUSH_MESSAGE || !s->on || (p->chan != s->shard_hash && p->chan != s->chan_hash))
+    if (p->kind != PUSH_MESSAGE || !s->on || !ours(s, p->chan))
         return; /* an older wait's, or another shard's */
     if (p->number >= 0) {
         /* A release reaches us once per node; it is reported once, when a
@@ -126,12 +136,47 @@ static void on_push(void *ud, rl_conn *c)
  * opening its connection if needed; returns 0 when written or queued, -1
  * with the connection closed (never counted as subscribed: see
  * enough_confirmed) or never opened. */
+static int sub_send_list(rl_subs *s, int i, int on, uint64_t now);
 static int sub_send(rl_subs *s, int i, int on, uint64_t now)
 {
+    if (s->nlist) return sub_send_list(s, i, on, now);
     const char *argv[3] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan};
     size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + 2};
-    return rlc_sub_send(s->net.conns[i], on, argv, lens, now, on_push, rl_wait_push_element, s);
+    return rlc_sub_send(s->net.conns[i], on, 3, argv, lens, now, on_push, rl_wait_push_element, s);
 }
+
+/* a key list's: both channels of every key in one command (its words made
+ * here, copied into the connection's output buffer by rlc_sub_send) */
+static int sub_send_list(rl_subs *s, int i, int on, uint64_t now)
+{
+    size_t pl = sizeof(RL_WAKE_CHANNEL) - 1, cap = 2 * (size_t)s->nlist * (pl + 2) + 2 * s->listlen;
+    const char *argv[1 + 2 * RL_MAX_LIST];
+    size_t lens[1 + 2 * RL_MAX_LIST];
+    char *buf = malloc(cap), *o = buf;
+    if (!buf) return -1;
+    argv[0] = on ? "SUBSCRIBE" : "UNSUBSCRIBE";
+    lens[0] = on ? 9u : 11u;
+    const char *k = s->list, *end = s->list + s->listlen;
+    for (int n = 0; n < s->nlist; n++) {
+        const char *z = memchr(k, '\0', (size_t)(end - k));
+        size_t kl = z ? (size_t)(z - k) : (size_t)(end - k);
+        memcpy(o, RL_WAKE_CHANNEL, pl);
+        memcpy(o + pl, k, kl);
+        o[pl + kl] = '\0';
+        o[pl + kl + 1] = s->shard;
+        argv[1 + 2 * n] = argv[2 + 2 * n] = o;
+        lens[1 + 2 * n] = pl + kl;
+        lens[2 + 2 * n] = pl + kl + 2;
+        o += pl + kl + 2;
+        k += kl + 1;
+    }
+    int r = rlc_sub_send(s->net.conns[i], on, 1 + 2 * s->nlist, argv, lens, now, on_push, rl_wait_push_element, s);
+    free(buf);
+    return r;
+}
+
+/* the confirmations a SUBSCRIBE of this wait expects */
+static unsigned char confirmations(const rl_subs *s) { return (unsigned char)(s->nlist ? 2 * s->nlist : 2); }
 
 /* nodes that dropped out (restart, down) are subscribed again once their back-off is over */
 static void resubscribe(rl_subs *s, uint64_t now)
@@ -139,7 +184,7 @@ static void resubscribe(rl_subs *s, uint64_t now)
     for (int i = 0; i < s->net.n; i++) {
         rl_conn *c = s->net.conns[i];
         if (!s->wanted[i] || rlc_live(c)) continue;
-        s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
+        s->pending[i] = sub_send(s, i, 1, now) == 0 ? confirmations(s) : 0;
     }
 }
 
@@ -148,6 +193,26 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     rl_subs *s = ctx;
     uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
     size_t pl = sizeof(RL_WAKE_CHANNEL) - 1;
+    s->nlist = 0;
+    if (rl_key_is_list(key, keylen)) {
+        /* every key's two channels, hashed as a pushed channel is */
+        const char *k = key, *end = key + keylen;
+        char sh = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS)), z2[2] = {'\0', sh};
+        while (k <= end && s->nlist < RL_MAX_LIST) {
+            const char *z = memchr(k, '\0', (size_t)(end - k));
+            size_t kl = z ? (size_t)(z - k) : (size_t)(end - k);
+            uint64_t h = rl_hash(rl_hash(RL_HASH_INIT, RL_WAKE_CHANNEL, pl), k, kl);
+            s->list_hash[2 * s->nlist] = h;
+            s->list_hash[2 * s->nlist + 1] = rl_hash(h, z2, 2);
+            s->nlist++;
+            if (!z) break;
+            k = z + 1;
+        }
+        s->list = key;
+        s->listlen = keylen;
+        s->shard = sh;
+        keylen = 0; /* (chan: unused) */
+    }
     if (keylen > RL_MAX_KEY) return -1;
     memcpy(s->chan, RL_WAKE_CHANNEL, pl);
     memcpy(s->chan + pl, key, keylen);
@@ -167,7 +232,7 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
         /* an idle connection kept from an earlier request: drop it if the server closed it */
         rlc_check_idle(c);
         s->wanted[i] = 1;
-        s->pending[i] = sub_send(s, i, 1, now) == 0 ? 2 : 0;
+        s->pending[i] = sub_send(s, i, 1, now) == 0 ? confirmations(s) : 0;
         any |= s->pending[i] != 0;
     }
     if (!any) s->on = 0;

@@ -223,10 +223,14 @@ final class RedLock
      *
      * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
      * @param non-empty-string $token 16 to 128 bytes, no NUL.
+     * @param array{resources?: list<non-empty-string>, mode?: 'exclusive'} $options
+     *     'resources': every resource of a lockAll() lock ($resource must be
+     *     the first); 'mode': 'exclusive' (read locks and permits are not
+     *     built yet: any other mode is a \ValueError).
      *
-     * @throws \ValueError bad $resource or $token.
+     * @throws \ValueError bad $resource, $token or options.
      */
-    public function restore(string $resource, string $token): RedLock\Lock {}
+    public function restore(string $resource, string $token, array $options = []): RedLock\Lock {}
 
     /**
      * Delete $resource's key on every node, whoever holds it (admin tools,
@@ -238,6 +242,23 @@ final class RedLock
      * @throws \ValueError bad $resource.
      */
     public function forceRelease(string $resource): bool {}
+
+    /**
+     * All-or-nothing lock of several resources in one fan-out: each node
+     * sets every key or none (one script), and counts toward the quorum
+     * only when it set them all. One token, one validity, one fence. The
+     * Lock's $resource is the first of $resources; release(), extend() and
+     * isHeld() act on all of them. Order does not matter; no deadlock.
+     * A conflict on any of them returns null.
+     *
+     * @param list<non-empty-string> $resources 1 to 64 distinct resources, each as for lock().
+     * @param int<1, 2147483647> $ttl ms.
+     * @param array<string, mixed> $options as lock()'s.
+     *
+     * @throws \ValueError empty, duplicate or too many resources, a bad resource, $ttl or option.
+     * @throws RedLock\QuorumException fewer than a quorum of nodes answered.
+     */
+    public function lockAll(array $resources, int $ttl, array $options = []): ?RedLock\Lock {}
 
     /**
      * What request end does, for worker runtimes where one PHP request serves
@@ -353,6 +374,12 @@ final class Lock
      * @var positive-int|null
      */
     public readonly ?int $fence;
+
+    /** @var non-empty-list<non-empty-string> every resource of the lock (lockAll()), else [$resource] */
+    public readonly array $resources;
+
+    /** @var 'exclusive'|'shared'|'permit' */
+    public readonly string $mode;
 
     /**
      * Token-checked delete on every node.

@@ -110,11 +110,18 @@ static void test_acquire_set_command(void)
     CHECK_STR(r->argv[5], "30000");
     CHECK_EQ(r->n, 3);
     CHECK(is_lower_hex_token(info.token));
-    /* binary-safe key: length, not strlen */
+    /* binary-safe key: length, not strlen (a NUL makes a key list, RL_KEY_LIST) */
+    fake_init(&F, 3);
+    CHECK_OUT(rl_acquire(&F.ctx, "a\xff\x01" "b", 4, 100, &opts0, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(F.calls[0].argvlen[1], 4);
+    CHECK(memcmp(F.calls[0].argv[1], "a\xff\x01" "b", 4) == 0);
+    /* a key list: its script, the whole list as one key */
     fake_init(&F, 3);
     CHECK_OUT(rl_acquire(&F.ctx, "a\0b", 3, 100, &opts0, &info, NULL), RL_ACQUIRED);
-    CHECK_EQ(F.calls[0].argvlen[1], 3);
-    CHECK(memcmp(F.calls[0].argv[1], "a\0b", 3) == 0);
+    CHECK_STR(F.calls[0].argv[0], "EVALSHA");
+    CHECK_STR(F.calls[0].argv[1], rl_script_acquire_all_sha);
+    CHECK_EQ(F.calls[0].argvlen[3], 3);
+    CHECK(memcmp(F.calls[0].argv[3], "a\0b", 3) == 0);
 }
 
 static void test_acquire_conflict_quorum_minus_one(void)
@@ -1639,6 +1646,17 @@ static void test_net_basic(void)
     r = admin(0, 0, "SCRIPT LOAD %s", rl_script_extend);
     CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_extend_sha) == 0);
     if (r) freeReplyObject(r);
+    const char *lists[4][2] = {{rl_script_acquire_all, rl_script_acquire_all_sha},
+                               {rl_script_release_all, rl_script_release_all_sha},
+                               {rl_script_extend_all, rl_script_extend_all_sha},
+                               {rl_script_held_all, rl_script_held_all_sha}};
+    for (int k = 0; k < 4; k++) {
+        r = admin(0, 0, "SCRIPT LOAD %s", lists[k][0]);
+        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, lists[k][1]) == 0);
+        if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, lists[k][1]) != 0))
+            printf("      list script %d: %s\n", k, r->str);
+        if (r) freeReplyObject(r);
+    }
 
     /* stats */
     for (int i = 0; i < NNODES; i++) {
@@ -1662,6 +1680,84 @@ static void test_net_basic(void)
 /* One node stopped (SIGSTOP): the calls decide on the healthy majority and
  * return at once; once it is back its late replies are read and dropped,
  * never taken for the answers of later commands. */
+/* a key list (API.md "Several resources"): all keys or none on each node,
+ * one token; a node counts only when it holds every key */
+static int keys_with(int node, const char *const *keys, int nk, const char *token)
+{
+    int k = 0;
+    for (int j = 0; j < nk; j++) {
+        redisReply *r = admin(node, 0, "GET %s", keys[j]);
+        k += r && r->type == REDIS_REPLY_STRING && (!token || strcmp(r->str, token) == 0);
+        if (r) freeReplyObject(r);
+    }
+    return k;
+}
+
+static void test_net_key_list(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_lock_info info, other;
+    rl_call call;
+    rl_opts o = ONE_TRY;
+    static const char list[] = "kl:a\0kl:b\0kl:c";
+    static const char list2[] = "kl:d\0kl:b";
+    const char *keys[4] = {"kl:a", "kl:b", "kl:c", "kl:d"};
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    for (int i = 0; i < NNODES; i++) admin_int(i, 0, "DEL kl:a kl:b kl:c kl:d");
+    CHECK(rl_key_is_list(list, sizeof(list) - 1));
+    CHECK(!rl_key_is_list("kl:a", 4));
+
+    CHECK_OUT(rl_acquire(&t.ctx, list, sizeof(list) - 1, 10000, &o, &info, &call), RL_ACQUIRED);
+    check_answers(&call, NNODES, RL_REPLY_STATUS, 0, "acquire all");
+    for (int i = 0; i < NNODES; i++) {
+        CHECK_EQ(keys_with(i, keys, 3, info.token), 3);
+        long long pttl = admin_int(i, 0, "PTTL kl:c");
+        CHECK(pttl > 9000 && pttl <= 10000);
+    }
+    /* any one of the keys conflicts: the single lock, and a list sharing one key */
+    CHECK_OUT(rl_acquire(&t.ctx, "kl:b", 4, 10000, &o, &other, &call), RL_CONFLICT);
+    CHECK_OUT(rl_acquire(&t.ctx, list2, sizeof(list2) - 1, 10000, &o, &other, &call), RL_CONFLICT);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_int(i, 0, "EXISTS kl:d"), 0); /* none or all */
+    CHECK_OUT(rl_is_held(&t.ctx, list, sizeof(list) - 1, info.token, info.token_len, &call), RL_YES);
+    CHECK_OUT(rl_is_held(&t.ctx, list, sizeof(list) - 1, other.token, other.token_len, &call), RL_NO);
+    CHECK_OUT(rl_extend(&t.ctx, list, sizeof(list) - 1, info.token, 20000, 0.01, &info, &call), RL_EXTENDED);
+    for (int i = 0; i < NNODES; i++) CHECK(admin_int(i, 0, "PTTL kl:b") > 19000);
+
+    /* one key gone on 3 nodes: no quorum holds every key */
+    for (int i = 0; i < 3; i++) admin_int(i, 0, "DEL kl:c");
+    CHECK_OUT(rl_is_held(&t.ctx, list, sizeof(list) - 1, info.token, info.token_len, &call), RL_NO);
+    CHECK_OUT(rl_extend(&t.ctx, list, sizeof(list) - 1, info.token, 20000, 0.01, &info, &call), RL_LOST);
+    CHECK_EQ(info.validity_ms, 0);
+    /* the release deletes every key of ours all the same */
+    CHECK_OUT(rl_release(&t.ctx, list, sizeof(list) - 1, info.token, &call), RL_LOST);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(keys_with(i, keys, 4, NULL), 0);
+
+    /* released on a quorum: true; then the other list gets both of its keys */
+    CHECK_OUT(rl_acquire(&t.ctx, list, sizeof(list) - 1, 10000, &o, &info, &call), RL_ACQUIRED);
+    CHECK_OUT(rl_release(&t.ctx, list, sizeof(list) - 1, info.token, &call), RL_RELEASED);
+    CHECK_OUT(rl_acquire(&t.ctx, list2, sizeof(list2) - 1, 10000, &o, &other, &call), RL_ACQUIRED);
+    const char *keys2[2] = {"kl:d", "kl:b"};
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(keys_with(i, keys2, 2, other.token), 2);
+    CHECK_OUT(rl_release(&t.ctx, list2, sizeof(list2) - 1, other.token, &call), RL_RELEASED);
+
+    /* a caller-chosen token: a second attempt with it is a conflict, and its
+     * cleanup leaves the first one's keys (the nonce of the list's first key) */
+    rl_opts ot = ONE_TRY;
+    ot.token = "caller-token-0123456789";
+    ot.token_len = strlen(ot.token);
+    CHECK_OUT(rl_acquire(&t.ctx, list, sizeof(list) - 1, 10000, &ot, &info, &call), RL_ACQUIRED);
+    CHECK_OUT(rl_acquire(&t.ctx, list, sizeof(list) - 1, 10000, &ot, &other, &call), RL_CONFLICT);
+    CHECK_EQ(echo_all(&t, "kl-sync", call.res), NNODES);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(keys_with(i, keys, 3, ot.token), 3);
+    CHECK_OUT(rl_release(&t.ctx, list, sizeof(list) - 1, ot.token, &call), RL_RELEASED);
+    for (int i = 0; i < NNODES; i++) {
+        CHECK_EQ(keys_with(i, keys, 4, NULL), 0);
+        CHECK_EQ(admin_int(i, 0, "DEL %b", "kl:a\0a", (size_t)6), 1); /* the nonce, by its TTL else */
+    }
+    tnet_close(&t);
+}
+
 static void test_net_paused_node(void)
 {
     NET_REQUIRE_NODES();
@@ -3127,7 +3223,7 @@ static void test_net_tls_passphrase_dropped(void)
 #endif
 
 #define NET_TESTS                                                                                                 \
-    {"net_basic", test_net_basic}, {"net_paused_node", test_net_paused_node},                                     \
+    {"net_basic", test_net_basic}, {"net_key_list", test_net_key_list}, {"net_paused_node", test_net_paused_node},                                     \
         {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff}, \
         {"net_auth", test_net_auth}, {"net_select_db", test_net_select_db},                                       \
         {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                   \
