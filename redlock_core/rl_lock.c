@@ -80,8 +80,8 @@ const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
  * script is atomic on its node: all the keys or none. A node counts only
  * when it holds (set, extended) every key. Not loaded at connect: the first
  * EVALSHA of a connection falls back to EVAL (NOSCRIPT), once. */
-#define RL_LUA_SPLIT                                                                                        \
-    "local ks = {} local b = KEYS[1] local p = 1 "                                                         \
+#define RL_LUA_SPLIT                                                                                         \
+    "local ks = {} local b = KEYS[1] local p = 1 "                                                           \
     "while true do local e = string.find(b, \"\\0\", p, true) if not e then ks[#ks + 1] = string.sub(b, p) " \
     "break end ks[#ks + 1] = string.sub(b, p, e - 1) p = e + 1 end "
 /* the acquire script's arguments (below), for every key: none may exist */
@@ -98,8 +98,8 @@ const char rl_script_acquire_all_sha[] = "069af8baa614f291972cde0ab510db12ccb86a
 /* the release script's arguments; 1 when the node held every key (each
  * key of ours is deleted all the same, and its waiters told) */
 const char rl_script_release_all[] =
-    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end "
-    RL_LUA_SPLIT "local id = ARGV[2] or \"\" local h = 0 "
+    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end " RL_LUA_SPLIT
+    "local id = ARGV[2] or \"\" local h = 0 "
     "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end local r = 0 "
     "for i = 1, #ks do if redis.call(\"get\",ks[i]) == ARGV[1] then redis.call(\"del\",ks[i]) r = r + 1 "
     "local c = \"redlock:released:\" .. ks[i] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
@@ -117,7 +117,8 @@ const char rl_script_extend_all[] =
     "local ok, miss = 0, 0 for i = 1, #ks do local v = redis.call(\"get\",ks[i]) "
     "if v == ARGV[1] then redis.call(\"pexpire\",ks[i],ARGV[2]) ok = ok + 1 elseif not v then miss = miss + 1 end end "
     "local r = 0 if ok == #ks then r = 1 elseif miss == #ks then r = -1 end "
-    "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL("ARGV[3]", "ARGV[2]") "return {r, m, a}";
+    "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL("ARGV[3]",
+                                                                                 "ARGV[2]") "return {r, m, a}";
 const char rl_script_extend_all_sha[] = "5a0c64f6be3e958327200c334d403a0104d55b10";
 /* isHeld(): our token (as GET would answer) when every key holds it, else nil */
 const char rl_script_held_all[] =

@@ -86,8 +86,7 @@ static void on_push(void *ud, rl_conn *c)
         }
         return;
     }
-    if (p->kind != PUSH_MESSAGE || !s->on || !ours(s, p->chan))
-        return; /* an older wait's, or another shard's */
+    if (p->kind != PUSH_MESSAGE || !s->on || !ours(s, p->chan)) return; /* an older wait's, or another shard's */
     if (p->number >= 0) {
         /* A release reaches us once per node; it is reported once, when a
          * quorum of nodes announced it: then the key is free on a quorum,

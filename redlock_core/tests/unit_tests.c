@@ -112,9 +112,16 @@ static void test_acquire_set_command(void)
     CHECK(is_lower_hex_token(info.token));
     /* binary-safe key: length, not strlen (a NUL makes a key list, RL_KEY_LIST) */
     fake_init(&F, 3);
-    CHECK_OUT(rl_acquire(&F.ctx, "a\xff\x01" "b", 4, 100, &opts0, &info, NULL), RL_ACQUIRED);
+    CHECK_OUT(rl_acquire(&F.ctx,
+                         "a\xff\x01"
+                         "b",
+                         4, 100, &opts0, &info, NULL),
+              RL_ACQUIRED);
     CHECK_EQ(F.calls[0].argvlen[1], 4);
-    CHECK(memcmp(F.calls[0].argv[1], "a\xff\x01" "b", 4) == 0);
+    CHECK(memcmp(F.calls[0].argv[1],
+                 "a\xff\x01"
+                 "b",
+                 4) == 0);
     /* a key list: its script, the whole list as one key */
     fake_init(&F, 3);
     CHECK_OUT(rl_acquire(&F.ctx, "a\0b", 3, 100, &opts0, &info, NULL), RL_ACQUIRED);
@@ -3222,26 +3229,26 @@ static void test_net_tls_passphrase_dropped(void)
 #define NET_TLS_TESTS
 #endif
 
-#define NET_TESTS                                                                                                 \
-    {"net_basic", test_net_basic}, {"net_key_list", test_net_key_list}, {"net_paused_node", test_net_paused_node},                                     \
-        {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff}, \
-        {"net_auth", test_net_auth}, {"net_select_db", test_net_select_db},                                       \
-        {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                   \
-        {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                     \
-        {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release}, \
-        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                  \
-        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                              \
-        {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
-        {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
-        {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
-        {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
-        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
-        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                              \
-        {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                                \
-        {"net_abandon_replays_release", test_net_abandon_replays_release},                                        \
-        {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
-        {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
-        {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
+#define NET_TESTS                                                                                                  \
+    {"net_basic", test_net_basic}, {"net_key_list", test_net_key_list}, {"net_paused_node", test_net_paused_node}, \
+        {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff},  \
+        {"net_auth", test_net_auth}, {"net_select_db", test_net_select_db},                                        \
+        {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                    \
+        {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                      \
+        {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release},  \
+        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                   \
+        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                               \
+        {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},    \
+        {"net_drain_after_handshake", test_net_drain_after_handshake},                                             \
+        {"net_release_not_overtaken", test_net_release_not_overtaken},                                             \
+        {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},        \
+        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                             \
+        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                               \
+        {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                                 \
+        {"net_abandon_replays_release", test_net_abandon_replays_release},                                         \
+        {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                           \
+        {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                               \
+        {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},    \
         {"net_auth_backoff_reason", test_net_auth_backoff_reason}, NET_TLS_TESTS
 
 /* ====================================================================== */

@@ -72,5 +72,7 @@ resource: string readonly public
 token: string readonly public
 ttl: int readonly public
 fence: ?int readonly public
+resources: array readonly public
+mode: string readonly public
 token intact on: 5
 bool(true)
