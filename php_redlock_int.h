@@ -107,7 +107,7 @@ ZEND_INI_MH(php_redlock_ini_update_GRACE);
 enum php_redlock_metric {
     REDLOCK_M_ACQ_EXCLUSIVE,    /* acquisitions by mode */
     REDLOCK_M_ACQ_SHARED,       /* (read locks: reserved) */
-    REDLOCK_M_ACQ_PERMIT,       /* (semaphores: reserved) */
+    REDLOCK_M_ACQ_PERMIT,       /* semaphore() permits */
     REDLOCK_M_CONFLICTS,        /* lock() calls that returned null */
     REDLOCK_M_QUORUM_FAILURES,  /* QuorumExceptions */
     REDLOCK_M_LOST,             /* auto_extend locks the watchdog lost */
@@ -136,7 +136,7 @@ void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
  * full): what the per-resource calls below take. resource: as given, without the group's prefix */
 int php_redlock_metrics_resource(const char *resource, size_t len);
 /* an exclusive acquisition of resource slot res that took wait_us from the lock() call */
-void php_redlock_metrics_acquired(uint64_t wait_us, int res);
+void php_redlock_metrics_acquired(uint64_t wait_us, bool permit, int res);
 /* a lock() call that returned null */
 void php_redlock_metrics_conflict(int res);
 /* a release a quorum confirmed of a lock acquired at acquired_us (rl_clock_monotonic;
@@ -308,7 +308,7 @@ zend_result php_redlock_lock_class_init(zend_class_entry *ce);
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
                                            HashTable *resources,
                                            zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
-                                           rl_watch *watch);
+                                           rl_watch *watch, bool permit);
 /* auto_extend: hand the lock just acquired on key to the watchdog (its own
  * connections, made from copies of g's node settings). NULL when it could
  * not (out of memory, no thread). */

@@ -23,6 +23,8 @@ final class RedLock
 
     public function lockAll(array $resources, int $ttl, array $options = []): ?RedLock\Lock {}
 
+    public function semaphore(string $resource, int $limit, int $ttl, array $options = []): ?RedLock\Lock {}
+
     public static function releaseAll(): int {}
 
     public function quorum(): int {}

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 1a3a9c67da69bfa6d6ef291c6937005b60312e7e */
+ * Stub hash: 69454e6518cd769b473cefa529934d1778ba68c4 */
 
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_RedLock___construct, 0, 0, 1)
 	ZEND_ARG_TYPE_INFO(0, nodes, IS_ARRAY, 0)
@@ -33,6 +33,13 @@ ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_RedLock_lockAll, 0, 2, RedLock\\Lock, 1)
 	ZEND_ARG_TYPE_INFO(0, resources, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO(0, ttl, IS_LONG, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, options, IS_ARRAY, 0, "[]")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_RedLock_semaphore, 0, 3, RedLock\\Lock, 1)
+	ZEND_ARG_TYPE_INFO(0, resource, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, limit, IS_LONG, 0)
 	ZEND_ARG_TYPE_INFO(0, ttl, IS_LONG, 0)
 	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, options, IS_ARRAY, 0, "[]")
 ZEND_END_ARG_INFO()
@@ -73,6 +80,7 @@ ZEND_METHOD(RedLock, isLocked);
 ZEND_METHOD(RedLock, restore);
 ZEND_METHOD(RedLock, forceRelease);
 ZEND_METHOD(RedLock, lockAll);
+ZEND_METHOD(RedLock, semaphore);
 ZEND_METHOD(RedLock, releaseAll);
 ZEND_METHOD(RedLock, quorum);
 ZEND_METHOD(RedLock, nodes);
@@ -94,6 +102,7 @@ static const zend_function_entry class_RedLock_methods[] = {
 	ZEND_ME(RedLock, restore, arginfo_class_RedLock_restore, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, forceRelease, arginfo_class_RedLock_forceRelease, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, lockAll, arginfo_class_RedLock_lockAll, ZEND_ACC_PUBLIC)
+	ZEND_ME(RedLock, semaphore, arginfo_class_RedLock_semaphore, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, releaseAll, arginfo_class_RedLock_releaseAll, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
 	ZEND_ME(RedLock, quorum, arginfo_class_RedLock_quorum, ZEND_ACC_PUBLIC)
 	ZEND_ME(RedLock, nodes, arginfo_class_RedLock_nodes, ZEND_ACC_PUBLIC)

@@ -133,8 +133,8 @@ PHP_METHOD(RedLock, __construct)
 }
 
 /* lockAll()'s resources (API.md "Several resources"): 1 to 64 distinct
- * strings, each as lock()'s $resource. The key list, "prefix.r1\0prefix.r2\0...",
- * is what the core takes for them all (rl.h RL_KEY_LIST); NULL when it threw. */
+ * strings, each as lock()'s $resource. Their keys' list (rl.h rl_key_is_list)
+ * is what the core takes for them all; NULL when it threw. */
 static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_t argn, const char *what)
 {
     uint32_t n = zend_hash_num_elements(resources), k = 0;
@@ -165,19 +165,19 @@ static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_
                 return NULL;
             }
         } ZEND_HASH_FOREACH_END();
-        len += (k ? 1 : 0) + pl + ZSTR_LEN(r);
+        len += 2 + pl + ZSTR_LEN(r);
         k++;
     } ZEND_HASH_FOREACH_END();
-    zend_string *key = zend_string_alloc(len, 0);
-    char *o = ZSTR_VAL(key);
-    k = 0;
+    /* (a resource and the prefix are at most 512 bytes each: every key fits the list's 2-byte length) */
+    zend_string *key = zend_string_alloc(1 + len, 0);
+    size_t at = 0;
+    char kbuf[REDLOCK_MAX_PREFIX + REDLOCK_MAX_RESOURCE];
+    memcpy(kbuf, ZSTR_VAL(g->opts.prefix), pl);
     ZEND_HASH_FOREACH_VAL(resources, v) {
-        if (k++) *o++ = '\0';
-        memcpy(o, ZSTR_VAL(g->opts.prefix), pl);
-        memcpy(o + pl, Z_STRVAL_P(v), Z_STRLEN_P(v));
-        o += pl + Z_STRLEN_P(v);
+        memcpy(kbuf + pl, Z_STRVAL_P(v), Z_STRLEN_P(v));
+        rl_list_add(ZSTR_VAL(key), 1 + len, &at, kbuf, pl + Z_STRLEN_P(v));
     } ZEND_HASH_FOREACH_END();
-    *o = '\0';
+    ZSTR_VAL(key)[at] = '\0';
     return key;
 }
 
@@ -196,9 +196,10 @@ static HashTable *resource_list(HashTable *resources)
 
 /* key: the key (list) to lock, owned by the call, or NULL for resource's;
  * resources: lockAll()'s list (its first is resource), else NULL */
+/* limit > 0: one of the semaphore's permits (weight of them) instead of a lock */
 static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource, zend_string *key,
                                      HashTable *resources, zend_long ttl, HashTable *options, uint32_t opt_argn,
-                                     zval *out, bool *conflict)
+                                     zval *out, bool *conflict, int limit, int weight)
 {
     php_redlock_group *g = obj->g;
     php_redlock_opts o;
@@ -243,7 +244,21 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
     if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
     uint64_t called_us = rl_clock_monotonic.now_us(NULL); /* redlock_wait_seconds counts from here */
     info.attempts = info.wakeups = 0; /* (set by rl_acquire but on bad arguments) */
-    int r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    int r, other_limit = 0;
+    if (limit > 0) {
+        char *slots;
+        size_t slotslen;
+        r = rl_acquire_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), limit, weight, (int)ttl, &ro, &info, &slots,
+                              &slotslen, &other_limit, &call);
+        if (r == RL_ACQUIRED) {
+            /* the permit is the list of its slots' keys: released, extended and watched as any key */
+            zend_string_release(key);
+            key = zend_string_init(slots, slotslen, 0);
+            free(slots);
+        }
+    } else {
+        r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
+    }
     php_redlock_metrics_add(REDLOCK_M_ATTEMPTS, (uint64_t)info.attempts);
     if (info.wakeups) php_redlock_metrics_add(REDLOCK_M_WAKEUPS, (uint64_t)info.wakeups);
     php_redlock_group_votes(g);
@@ -254,7 +269,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
         zend_string_release(key);
     } else if (r == RL_ACQUIRED) {
         /* on_lost: NULL unless asked for (opt_argn 4: synchronized()) */
-        php_redlock_lost *lost = php_redlock_lost_new(&o, opt_argn == 4);
+        php_redlock_lost *lost = php_redlock_lost_new(&o, opt_argn == 4 && limit == 0); /* (semaphore(): options are #4 too) */
         bool watched = o.auto_extend || lost;
         rl_watch *w = watched ? php_redlock_watch_start(g, key, ttl, &info, &o, lost) : NULL;
         if (watched && !w) {
@@ -266,9 +281,9 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
                                  "lock: could not start the auto_extend watchdog (out of memory or no thread)", 0);
         } else {
             REDLOCK_G(acquired)++;
-            l = php_redlock_lock_new(out, g, key, resource, resources, ttl, &info, &o, w);
+            l = php_redlock_lock_new(out, g, key, resource, resources, ttl, &info, &o, w, limit > 0);
             if (lost) php_redlock_lost_attach(l, lost);
-            php_redlock_metrics_acquired(l->acquired_us - called_us,
+            php_redlock_metrics_acquired(l->acquired_us - called_us, limit > 0,
                                          php_redlock_metrics_resource(ZSTR_VAL(resource), ZSTR_LEN(resource)));
         }
     } else {
@@ -276,6 +291,10 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
             REDLOCK_G(quorum_failures)++;
             php_redlock_metrics_add(REDLOCK_M_QUORUM_FAILURES, 1);
             php_redlock_throw_quorum(g, &call, "lock");
+        } else if (r == RL_LIMIT) {
+            zend_throw_exception_ex(php_redlock_exception_ce, 0,
+                                    "semaphore: permits of \"%s\" are held under a limit of %d, not %d",
+                                    ZSTR_VAL(resource), other_limit, limit);
         } else if (r == RL_ERROR) {
             zend_throw_exception(php_redlock_exception_ce,
                                  "lock: internal error (out of memory or random source failed)", 0);
@@ -304,7 +323,58 @@ PHP_METHOD(RedLock, lock)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    if (!do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 3, return_value, &conflict)) {
+    if (!do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 3, return_value, &conflict, 0, 0)) {
+        if (EG(exception)) RETURN_THROWS();
+        RETURN_NULL();
+    }
+}
+
+PHP_METHOD(RedLock, semaphore)
+{
+    zend_string *resource;
+    zend_long limit, ttl, weight = 1;
+    HashTable *options = NULL;
+    bool conflict;
+    ZEND_PARSE_PARAMETERS_START(3, 4)
+        Z_PARAM_STR(resource)
+        Z_PARAM_LONG(limit)
+        Z_PARAM_LONG(ttl)
+        Z_PARAM_OPTIONAL
+        Z_PARAM_ARRAY_HT(options)
+    ZEND_PARSE_PARAMETERS_END();
+    php_redlock_group *g = this_group(ZEND_THIS);
+    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
+    if (limit < 1 || limit > RL_MAX_PERMITS) {
+        zend_argument_value_error(2, "must be between 1 and %d", RL_MAX_PERMITS);
+        RETURN_THROWS();
+    }
+    if (php_redlock_check_ttl(ttl, 3) != SUCCESS) RETURN_THROWS();
+    /* 'weight' is the semaphore's own option; the others are lock()'s */
+    HashTable *rest = NULL;
+    if (options) {
+        zval *w = zend_hash_str_find(options, "weight", sizeof("weight") - 1);
+        if (w) {
+            if (Z_TYPE_P(w) != IS_LONG) {
+                zend_argument_type_error(4, "\"weight\" must be of type int, %s given", zend_zval_type_name(w));
+                RETURN_THROWS();
+            }
+            weight = Z_LVAL_P(w);
+            if (weight < 1 || weight > limit) {
+                zend_argument_value_error(4, "\"weight\" must be between 1 and the limit (" ZEND_LONG_FMT ")", limit);
+                RETURN_THROWS();
+            }
+        }
+        if (zend_hash_str_exists(options, "token", sizeof("token") - 1)) {
+            zend_argument_value_error(4, "\"token\" cannot be used with semaphore()");
+            RETURN_THROWS();
+        }
+        rest = zend_array_dup(options);
+        zend_hash_str_del(rest, "weight", sizeof("weight") - 1);
+    }
+    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, rest, 4, return_value,
+                                      &conflict, (int)limit, (int)weight);
+    if (rest) zend_array_release(rest);
+    if (!l) {
         if (EG(exception)) RETURN_THROWS();
         RETURN_NULL();
     }
@@ -332,7 +402,7 @@ PHP_METHOD(RedLock, lockAll)
     HashTable *list = resource_list(resources);
     zval *first = zend_hash_index_find(list, 0);
     php_redlock_lock_obj *l =
-        do_lock(Z_REDLOCK_P(ZEND_THIS), Z_STR_P(first), key, list, ttl, options, 3, return_value, &conflict);
+        do_lock(Z_REDLOCK_P(ZEND_THIS), Z_STR_P(first), key, list, ttl, options, 3, return_value, &conflict, 0, 0);
     zend_array_release(list);
     if (!l) {
         if (EG(exception)) RETURN_THROWS();
@@ -359,7 +429,7 @@ PHP_METHOD(RedLock, synchronized)
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
     php_redlock_lock_obj *l =
-        do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 4, &lock_zv, &conflict);
+        do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 4, &lock_zv, &conflict, 0, 0);
     if (!l) {
         if (EG(exception)) RETURN_THROWS();
         zend_throw_exception_ex(php_redlock_conflict_ce, 0, "synchronized: could not acquire the lock on \"%s\"",
@@ -468,7 +538,7 @@ PHP_METHOD(RedLock, restore)
                     RETURN_THROWS();
                 }
                 if (!zend_string_equals_literal(Z_STR_P(v), "exclusive")) {
-                    zend_argument_value_error(3, "\"mode\" must be 'exclusive' (read locks and permits are not supported by this version)");
+                    zend_argument_value_error(3, "\"mode\" must be 'exclusive' (restoring a read lock or a permit is not supported by this version)");
                     RETURN_THROWS();
                 }
             } else {

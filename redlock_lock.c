@@ -3,7 +3,7 @@
 
 static zend_object_handlers php_redlock_lock_handlers;
 /* Lock::$mode's value, interned at MINIT (read-only after it: shared by threads) */
-static zend_string *mode_exclusive;
+static zend_string *mode_exclusive, *mode_permit;
 
 /* A lock still held at request end (auto_release): independent of its object. */
 typedef struct php_redlock_held {
@@ -50,6 +50,7 @@ zend_result php_redlock_lock_class_init(zend_class_entry *ce)
 {
     ce->create_object = php_redlock_lock_create;
     mode_exclusive = zend_string_init_interned("exclusive", sizeof("exclusive") - 1, 1);
+    mode_permit = zend_string_init_interned("permit", sizeof("permit") - 1, 1);
     memcpy(&php_redlock_lock_handlers, zend_get_std_object_handlers(), sizeof(zend_object_handlers));
     php_redlock_lock_handlers.offset = XtOffsetOf(php_redlock_lock_obj, std);
     php_redlock_lock_handlers.free_obj = php_redlock_lock_free;
@@ -103,11 +104,13 @@ static void held_add(php_redlock_lock_obj *l)
 
 /* Every release (release(), synchronized(), request end) goes through here;
  * acquired_us 0: a restored lock (its acquisition is not ours: no hold time). */
-/* the length of key's (first) resource, after the prefix pl: a key list's first key */
-static size_t first_resource_len(zend_string *key, size_t pl)
+/* key's (first) resource, after the prefix pl: a key list's first key */
+static int key_metrics_resource(zend_string *key, size_t pl)
 {
-    const char *z = memchr(ZSTR_VAL(key), '\0', ZSTR_LEN(key));
-    return (z ? (size_t)(z - ZSTR_VAL(key)) : ZSTR_LEN(key)) - pl;
+    const char *k = ZSTR_VAL(key);
+    size_t kl = ZSTR_LEN(key), pos = 1;
+    if (rl_key_is_list(k, kl) && !rl_list_next(ZSTR_VAL(key), ZSTR_LEN(key), &pos, &k, &kl)) kl = pl;
+    return php_redlock_metrics_resource(k + pl, kl >= pl ? kl - pl : 0);
 }
 
 static int release_token(php_redlock_group *g, zend_string *key, const char *token, uint64_t acquired_us,
@@ -118,8 +121,7 @@ static int release_token(php_redlock_group *g, zend_string *key, const char *tok
     if (r == RL_RELEASED) {
         REDLOCK_G(released)++;
         size_t pl = ZSTR_LEN(g->opts.prefix); /* key: the group's prefix . resource */
-        php_redlock_metrics_released(acquired_us,
-                                     php_redlock_metrics_resource(ZSTR_VAL(key) + pl, first_resource_len(key, pl)));
+        php_redlock_metrics_released(acquired_us, key_metrics_resource(key, pl));
     }
     return r;
 }
@@ -204,7 +206,7 @@ rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_l
         size_t pl = ZSTR_LEN(g->opts.prefix);
         *e = (php_redlock_watched){.w = w,
                                    .fork_gen = rl_fork_generation(),
-                                   .mres = php_redlock_metrics_resource(ZSTR_VAL(key) + pl, first_resource_len(key, pl))};
+                                   .mres = key_metrics_resource(key, pl)};
         zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), e);
     }
     return w;
@@ -258,8 +260,8 @@ int php_redlock_held_release_all(bool ending)
 
 /* ---------- a new lock ---------- */
 
-/* $resources and $mode: lockAll()'s list, else [$resource]; always 'exclusive' */
-static void set_resources(php_redlock_lock_obj *l, zend_string *resource, HashTable *resources)
+/* $resources and $mode: lockAll()'s list, else [$resource]; 'permit' or 'exclusive' */
+static void set_resources(php_redlock_lock_obj *l, zend_string *resource, HashTable *resources, bool permit)
 {
     zval *p = REDLOCK_LOCK_PROP(l, RESOURCES);
     if (resources) {
@@ -268,12 +270,12 @@ static void set_resources(php_redlock_lock_obj *l, zend_string *resource, HashTa
         array_init_size(p, 1);
         add_next_index_str(p, zend_string_copy(resource));
     }
-    ZVAL_INTERNED_STR(REDLOCK_LOCK_PROP(l, MODE), mode_exclusive);
+    ZVAL_INTERNED_STR(REDLOCK_LOCK_PROP(l, MODE), permit ? mode_permit : mode_exclusive);
 }
 
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
                                            HashTable *resources, zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
-                                           rl_watch *watch)
+                                           rl_watch *watch, bool permit)
 {
     object_init_ex(out, php_redlock_lock_ce);
     php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
@@ -289,7 +291,7 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
     ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, info->token_len);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
-    set_resources(l, resource, resources);
+    set_resources(l, resource, resources, permit);
     if (o->fencing)
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, FENCE), (zend_long)info->fence);
     else
@@ -318,7 +320,7 @@ php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g,
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, TOKEN), token);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), 0);
     ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
-    set_resources(l, resource, resources);
+    set_resources(l, resource, resources, false);
     /* not acquired by this process: never released at request end */
     return l;
 }

@@ -21,11 +21,18 @@ extern "C" {
 #define RL_REASON_LEN 96   /* short failure reason, NUL included */
 #define RL_REPLY_MAX 65536 /* a lock reply is tiny: more than this is a hostile node */
 #define RL_MAX_KEY 1024    /* prefix + resource */
-/* A key that holds NUL bytes is a key list, "k1\0k2\0...kn" (no key of a
- * resource holds a NUL): every call of the lock API then acts on all its
- * keys at once, all or none on each node (API.md "Several resources"). */
+/* A key that begins with a NUL byte is a key list (no key does: a lock's key
+ * is prefix . resource, neither holds a NUL, and a resource is never empty):
+ * "\0" then, for each key, its length in 2 bytes (big-endian) and its bytes.
+ * Every call of the lock API then acts on all its keys at once, all or none
+ * on each node (API.md "Several resources"). rl_list_next() walks it: 1
+ * with *k, *kl the next key from *pos (start at 1), 0 at the end. */
 #define RL_MAX_LIST 64
+#define RL_LIST_KEY_MAX 65535
 int rl_key_is_list(const char *key, size_t keylen);
+int rl_list_next(const char *list, size_t len, size_t *pos, const char **k, size_t *kl);
+/* appends key to the list in buf (cap bytes; *len 0: a new list); -1 when it does not fit */
+int rl_list_add(char *buf, size_t cap, size_t *len, const char *key, size_t keylen);
 
 /* ---- error codes: every node failure keeps one, with a short reason ---- */
 enum rl_err {
@@ -364,8 +371,9 @@ enum rl_outcome {
     RL_LOST,         /* release/extend: answered, but our token is gone on too many */
     RL_YES,          /* is_locked, is_held */
     RL_NO,
-    RL_ERROR,      /* out of memory or bad arguments */
-    RL_SAME_SERVER /* two nodes of the call turned out to be one server: no lock granted */
+    RL_ERROR,       /* out of memory or bad arguments */
+    RL_SAME_SERVER, /* two nodes of the call turned out to be one server: no lock granted */
+    RL_LIMIT        /* rl_acquire_permit: the nodes hold permits of this resource under another limit */
 };
 
 typedef struct rl_lock_info {
@@ -389,6 +397,16 @@ typedef struct rl_call {
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call);
 int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token, rl_call *call);
+/* One permit of a semaphore of limit (1..RL_MAX_PERMITS) on key (prefix .
+ * resource): weight slots, each held on a quorum (API.md "Semaphores";
+ * HACKING.md "Semaphores"). RL_ACQUIRED: *slots (malloc'd, the caller frees)
+ * is the key list of its slots, which rl_release/rl_extend/rl_is_held and
+ * the watchdog take like any key; RL_LIMIT: *other_limit is the limit the
+ * nodes hold permits under. o->token must be NULL (no caller-chosen token). */
+#define RL_MAX_PERMITS 1024
+int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, int weight, int ttl_ms,
+                      const rl_opts *o, rl_lock_info *info, char **slots, size_t *slotslen, int *other_limit,
+                      rl_call *call);
 /* info holds the lock's current validity and is updated on every outcome:
  * RL_EXTENDED: the new validity. Otherwise it never grows: 0 when the nodes
  * answered that our token is gone on so many that no quorum holds it, when

@@ -3,6 +3,7 @@
 #include "rl_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The token-checked scripts of the spec: delete, or extend, only while the key holds our token.
@@ -73,17 +74,17 @@ const char rl_script_extend[] =
                                                                                  "ARGV[2]") "return {r, m, a}";
 const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
 
-/* ---- several resources at once (API.md "Several resources", rl.h RL_KEY_LIST) ----
- * A key list is one argument, "k1\0k2\0...kn": these scripts split it (a
- * key of a resource holds no NUL), so every call and queue that carries a
+/* ---- several resources at once (API.md "Several resources", rl.h rl_key_is_list) ----
+ * A key list is one argument ("\0", then each key with its length): these
+ * scripts split it, so every call and queue that carries a
  * key (owed releases, the watchdog, restore) carries a list unchanged. Each
  * script is atomic on its node: all the keys or none. A node counts only
  * when it holds (set, extended) every key. Not loaded at connect: the first
  * EVALSHA of a connection falls back to EVAL (NOSCRIPT), once. */
-#define RL_LUA_SPLIT                                                                                         \
-    "local ks = {} local b = KEYS[1] local p = 1 "                                                           \
-    "while true do local e = string.find(b, \"\\0\", p, true) if not e then ks[#ks + 1] = string.sub(b, p) " \
-    "break end ks[#ks + 1] = string.sub(b, p, e - 1) p = e + 1 end "
+#define RL_LUA_SPLIT                                                                                           \
+    "local ks = {} local b = KEYS[1] local p = 2 while p + 1 <= #b do "                                        \
+    "local l = string.byte(b, p) * 256 + string.byte(b, p + 1) ks[#ks + 1] = string.sub(b, p + 2, p + 1 + l) " \
+    "p = p + 2 + l end "
 /* the acquire script's arguments (below), for every key: none may exist */
 const char rl_script_acquire_all[] =
     "if ARGV[5] and redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT
@@ -94,7 +95,7 @@ const char rl_script_acquire_all[] =
     "if ARGV[3] ~= \"\" then for i = 1, #ks do "
     "redis.pcall(\"publish\",\"redlock:released:\" .. ks[i] .. \"\\0\" .. ARGV[3],\"acquired\") end end "
     "end if not ARGV[5] then return r end " RL_LUA_MAXTTL("ARGV[5]", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_all_sha[] = "069af8baa614f291972cde0ab510db12ccb86a53";
+const char rl_script_acquire_all_sha[] = "26ccb652f1dcb2ef5add9817d220c1bad0a65025";
 /* the release script's arguments; 1 when the node held every key (each
  * key of ours is deleted all the same, and its waiters told) */
 const char rl_script_release_all[] =
@@ -102,30 +103,85 @@ const char rl_script_release_all[] =
     "local id = ARGV[2] or \"\" local h = 0 "
     "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end local r = 0 "
     "for i = 1, #ks do if redis.call(\"get\",ks[i]) == ARGV[1] then redis.call(\"del\",ks[i]) r = r + 1 "
-    "local c = \"redlock:released:\" .. ks[i] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
+    "local c = \"redlock:released:\" .. (string.match(ks[i], \"^(.*%zp)%d+$\") or ks[i]) "
+    "local s = redis.pcall(\"pubsub\",\"numsub\",c) "
     "if type(s) == \"table\" and s[2] and s[2] > 0 then "
     "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
     "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
     "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
     "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end end end "
     "if r == #ks then return 1 end return 0";
-const char rl_script_release_all_sha[] = "753e745c61ee07d0a3029c2fd2383b0bc415a01b";
+const char rl_script_release_all_sha[] = "70d8b636299b7a238d77484b83037c4ed9e13fea";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
 const char rl_script_extend_all[] =
     "if ARGV[3] and redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT
     "local ok, miss = 0, 0 for i = 1, #ks do local v = redis.call(\"get\",ks[i]) "
-    "if v == ARGV[1] then redis.call(\"pexpire\",ks[i],ARGV[2]) ok = ok + 1 elseif not v then miss = miss + 1 end end "
+    "if v == ARGV[1] then redis.call(\"pexpire\",ks[i],ARGV[2]) ok = ok + 1 "
+    "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp and redis.call(\"pttl\",sp .. \"L\") < tonumber(ARGV[2]) "
+    "then redis.call(\"pexpire\",sp .. \"L\",ARGV[2]) end elseif not v then miss = miss + 1 end end "
     "local r = 0 if ok == #ks then r = 1 elseif miss == #ks then r = -1 end "
     "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL("ARGV[3]",
                                                                                  "ARGV[2]") "return {r, m, a}";
-const char rl_script_extend_all_sha[] = "5a0c64f6be3e958327200c334d403a0104d55b10";
+const char rl_script_extend_all_sha[] = "14b005e68c0e6f5f102ff353c4559929d969cc68";
 /* isHeld(): our token (as GET would answer) when every key holds it, else nil */
 const char rl_script_held_all[] =
     RL_LUA_SPLIT "for i = 1, #ks do if redis.call(\"get\",ks[i]) ~= ARGV[1] then return false end end return ARGV[1]";
-const char rl_script_held_all_sha[] = "64505d22a8e7e6fd5b3371a12f0dd97911bcfcf3";
+const char rl_script_held_all_sha[] = "d527e24f12198db62172583645495da05deb0dae";
 
-int rl_key_is_list(const char *key, size_t keylen) { return memchr(key, '\0', keylen) != NULL; }
+/* ---- semaphores (API.md "Semaphores"; why this is safe: HACKING.md "Semaphores") ----
+ * A semaphore of limit L is L slots, each an ordinary RedLock mutex: slot i
+ * of resource r is the key r "\0p" i, the stored limit r "\0pL" (no
+ * resource holds a NUL: neither is any lock's key). A permit is a quorum on
+ * one slot (weight w: on w slots); every slot has at most one holder, so at
+ * most L permits. One script per node takes the first w free slots from a
+ * start the client draws (KEYS[1] the slots' prefix r "\0p"; ARGV token,
+ * ttl, limit, weight, start, [maxttl key]) and answers them as ranges
+ * ("3-5,9"), nil when fewer than w are free (sets none), "L<limit>" when
+ * another limit is stored while a slot of it is held. Free slots look the
+ * same on every node, so a free permit costs one round trip. */
+const char rl_script_permit[] =
+    "if ARGV[6] and redis.replicate_commands then redis.replicate_commands() end "
+    "local sp = KEYS[1] local lim = tonumber(ARGV[3]) local w = tonumber(ARGV[4]) local st = tonumber(ARGV[5]) "
+    "local r = false local cur = redis.call(\"get\",sp .. \"L\") "
+    "if cur and tonumber(cur) ~= lim then for i = 0, tonumber(cur) - 1 do "
+    "if redis.call(\"exists\",sp .. i) == 1 then r = \"L\" .. cur break end end end "
+    "if not r then local got = {} for i = 0, lim - 1 do local s = (st + i) % lim "
+    "if redis.call(\"exists\",sp .. s) == 0 then got[#got + 1] = s if #got == w then break end end end "
+    "if #got == w then for _, s in ipairs(got) do redis.call(\"set\",sp .. s,ARGV[1],\"PX\",ARGV[2]) end "
+    "if redis.call(\"pttl\",sp .. \"L\") < tonumber(ARGV[2]) or cur ~= ARGV[3] then "
+    "redis.call(\"set\",sp .. \"L\",ARGV[3],\"PX\",ARGV[2]) end "
+    "table.sort(got) local out = {} local i = 1 while i <= #got do local j = i "
+    "while j < #got and got[j + 1] == got[j] + 1 do j = j + 1 end "
+    "if j > i then out[#out + 1] = got[i] .. \"-\" .. got[j] else out[#out + 1] = tostring(got[i]) end i = j + 1 end "
+    "r = table.concat(out, \",\") end end "
+    "if not ARGV[6] then return r end " RL_LUA_MAXTTL("ARGV[6]", "ARGV[2]") "return {r, m, a}";
+const char rl_script_permit_sha[] = "a92869687cee7acc42832e6bf0cf66318534d9cf";
+
+int rl_key_is_list(const char *key, size_t keylen) { return keylen > 0 && key[0] == '\0'; }
+
+int rl_list_next(const char *list, size_t len, size_t *pos, const char **k, size_t *kl)
+{
+    if (*pos + 2 > len) return 0;
+    size_t l = (size_t)(unsigned char)list[*pos] << 8 | (unsigned char)list[*pos + 1];
+    if (*pos + 2 + l > len) return 0;
+    *k = list + *pos + 2;
+    *kl = l;
+    *pos += 2 + l;
+    return 1;
+}
+
+int rl_list_add(char *buf, size_t cap, size_t *len, const char *key, size_t keylen)
+{
+    size_t at = *len ? *len : 1;
+    if (keylen > RL_LIST_KEY_MAX || at + 2 + keylen > cap) return -1;
+    buf[0] = '\0';
+    buf[at] = (char)(keylen >> 8);
+    buf[at + 1] = (char)(keylen & 255);
+    memcpy(buf + at + 2, key, keylen);
+    *len = at + 2 + keylen;
+    return 0;
+}
 
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor)
 {
@@ -443,9 +499,9 @@ static void list_script(const char **script, const char **sha)
     }
 }
 
-/* nkey (the attempt's key of a caller-chosen token): keylen + 2 bytes,
- * also for a key list, whose nkey is its first key's (the list's script
- * writes it only when it set that key, so only the holder of it does) */
+/* nkey (the attempt's key of a caller-chosen token): its key, NUL, 'a';
+ * for a key list its first key's (the list's script writes it only when it
+ * set that key, so only the holder of it does) */
 static void eval_cmd(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen, const char *nkey,
                      const char *token, size_t token_len)
 {
@@ -453,7 +509,9 @@ static void eval_cmd(rl_cmd *cmd, const char *script, const char *sha, const cha
     size_t nkeylen = keylen + 2;
     if (rl_key_is_list(key, keylen)) {
         list_script(&script, &sha);
-        if (nkey) nkeylen = strlen(nkey) + 2; /* (its first key, then NUL 'a') */
+        size_t pos = 1, kl = 0;
+        const char *k;
+        if (nkey && rl_list_next(key, keylen, &pos, &k, &kl)) nkeylen = kl + 2; /* (its first key, then NUL 'a') */
     }
     arg(cmd, "EVALSHA", 7);
     arg(cmd, sha, RL_TOKEN_LEN);
@@ -645,9 +703,11 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
     a->noshard[0] = '\0';
     int list = rl_key_is_list(key, keylen);
     if (a->nonced) {
-        size_t k1 = list ? strlen(key) : keylen;
+        const char *first = key;
+        size_t k1 = keylen, pos = 1;
+        if (list && !rl_list_next(key, keylen, &pos, &first, &k1)) return -1;
         if (k1 > RL_MAX_KEY) return -1;
-        memcpy(a->nkey, key, k1);
+        memcpy(a->nkey, first, k1);
         a->nkey[k1] = '\0';
         a->nkey[k1 + 1] = 'a';
         eval_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, a->nkey, info->token, info->token_len);
@@ -830,6 +890,267 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             }
         }
         if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
+        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info)) break;
+    }
+    if (w) w->unsubscribe(w->ctx);
+    return outcome;
+}
+
+/* ---- rl_acquire_permit: one of a semaphore's permits (see rl_script_permit) ---- */
+
+/* the slots a node's answer names ("3-5,9") into bits (limit bits); 0 when
+ * it names none (nil, another answer, a range out of the limit) */
+static int permit_slots(const rl_reply *r, int limit, uint64_t *bits)
+{
+    memset(bits, 0, sizeof(uint64_t) * (size_t)((limit + 63) / 64));
+    if (r->type != RL_REPLY_STRING || r->len == 0 || r->len >= sizeof(r->str) || r->str[0] == 'L') return 0;
+    const char *p = r->str, *end = r->str + r->len;
+    int any = 0;
+    while (p < end) {
+        long a = 0, b;
+        if (*p < '0' || *p > '9') return 0;
+        while (p < end && *p >= '0' && *p <= '9') a = a * 10 + (*p++ - '0');
+        b = a;
+        if (p < end && *p == '-') {
+            p++;
+            b = 0;
+            if (p >= end || *p < '0' || *p > '9') return 0;
+            while (p < end && *p >= '0' && *p <= '9') b = b * 10 + (*p++ - '0');
+        }
+        if (a > b || b >= limit) return 0;
+        for (long s = a; s <= b; s++) bits[s / 64] |= (uint64_t)1 << (s % 64);
+        any = 1;
+        if (p < end && *p++ != ',') return 0;
+    }
+    return any;
+}
+
+/* "L<limit>": another limit is stored while one of its slots is held */
+static int permit_limit(const rl_reply *r)
+{
+    if (r->type != RL_REPLY_STRING || r->len < 2 || r->str[0] != 'L') return 0;
+    int v = 0;
+    for (size_t i = 1; i < r->len && i < 8; i++) {
+        if (r->str[i] < '0' || r->str[i] > '9') return 0;
+        v = v * 10 + (r->str[i] - '0');
+    }
+    return v;
+}
+
+typedef struct permit_tally {
+    const rl_ctx *c;
+    double drift_factor;
+    int limit, weight, wait;
+    uint64_t mask;               /* voting nodes (all without the restart check) */
+    short count[RL_MAX_PERMITS]; /* per slot: voting nodes that set it */
+    int ok_slots, maybe_slots;   /* slots with a quorum; with a quorum still possible */
+    int answered, failed, pending, novote, other_limit;
+} permit_tally;
+
+static void permit_count(permit_tally *t, const rl_result *res, int n)
+{
+    uint64_t bits[RL_MAX_PERMITS / 64];
+    int q = rl_quorum(n);
+    t->answered = t->failed = t->pending = t->novote = t->other_limit = 0;
+    t->mask = ~(uint64_t)0;
+    t->wait = 0;
+    if (t->c->rs) {
+        uint64_t now = t->c->clock->now_us(t->c->clock->ctx);
+        t->mask = rl_vote_mask(t->c->rs, (rl_result *)res, n, now, t->drift_factor, &t->wait);
+    }
+    memset(t->count, 0, sizeof(short) * (size_t)t->limit);
+    for (int i = 0; i < n; i++) {
+        if (res[i].state == RL_PENDING) {
+            t->pending++;
+            continue;
+        }
+        if (res[i].state == RL_FAILED) {
+            t->failed++;
+            continue;
+        }
+        t->answered++;
+        int voting = (int)(t->mask >> i & 1);
+        int lim = permit_limit(&res[i].reply);
+        if (lim && voting) t->other_limit = lim;
+        if (!permit_slots(&res[i].reply, t->limit, bits)) continue;
+        if (!voting) {
+            t->novote++;
+            continue;
+        }
+        for (int s = 0; s < t->limit; s++)
+            if (bits[s / 64] >> (s % 64) & 1) t->count[s]++;
+    }
+    t->ok_slots = t->maybe_slots = 0;
+    for (int s = 0; s < t->limit; s++) {
+        t->ok_slots += t->count[s] >= q;
+        t->maybe_slots += t->count[s] + t->pending >= q;
+    }
+}
+
+/* decided once w slots have a quorum, once fewer than w still can, or on another limit */
+static int decide_permit(void *ud, const rl_result *res, int n)
+{
+    permit_tally *t = ud;
+    permit_count(t, res, n);
+    if (t->wait) return 0;
+    return t->other_limit || t->ok_slots >= t->weight || t->maybe_slots < t->weight;
+}
+
+/* the list of slot keys sp . i for the slots keep says (1) or not (0);
+ * NULL when out of memory */
+static char *slot_list(const char *sp, size_t splen, const uint64_t *keep, int limit, int want, size_t *len)
+{
+    size_t cap = 1 + (size_t)limit * (splen + 2 + 5);
+    char *buf = malloc(cap), key[RL_MAX_KEY + 16];
+    if (!buf) return NULL;
+    *len = 0;
+    memcpy(key, sp, splen);
+    for (int s = 0; s < limit; s++) {
+        if ((int)(keep[s / 64] >> (s % 64) & 1) != want) continue;
+        size_t kl = splen + (size_t)snprintf(key + splen, sizeof(key) - splen, "%d", s);
+        if (rl_list_add(buf, cap, len, key, kl) != 0) {
+            free(buf);
+            return NULL;
+        }
+    }
+    return buf;
+}
+
+/* release (token-checked, queued) of the slots in list on the nodes not in skip */
+static int permit_release(const rl_ctx *c, const char *list, size_t len, const rl_lock_info *info, uint64_t tag,
+                          uint64_t skip)
+{
+    rl_cmd rel;
+    rl_result rr[RL_MAX_NODES];
+    if (len == 0) return 0;
+    eval_cmd(&rel, rl_script_release, rl_script_release_sha, list, len, NULL, info->token, info->token_len);
+    release_id(&rel);
+    rel.op = RL_OP_RELEASE;
+    rel.tag = tag; /* behind the permit's script on each connection */
+    rel.nowait = 1;
+    rel.skip = skip;
+    return c->tp->fanout(c->tp->ctx, &rel, rr, c->n, NULL, NULL);
+}
+
+int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, int weight, int ttl_ms,
+                      const rl_opts *o, rl_lock_info *info, char **slots, size_t *slotslen, int *other_limit,
+                      rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    const rl_restart *rs = c->rs;
+    *slots = NULL;
+    *slotslen = 0;
+    *other_limit = 0;
+    if (n < 1 || n > RL_MAX_NODES || ttl_ms < 1 || limit < 1 || limit > RL_MAX_PERMITS || weight < 1 ||
+        weight > limit || keylen + 2 > RL_MAX_KEY || o->token)
+        return RL_ERROR;
+    memset(info, 0, sizeof(*info));
+    if (acq_token(c, o, info) != 0) return RL_ERROR;
+    char sp[RL_MAX_KEY + 2], ttlbuf[24], limbuf[8], wbuf[8], stbuf[8];
+    memcpy(sp, key, keylen);
+    sp[keylen] = '\0';
+    sp[keylen + 1] = 'p';
+    size_t splen = keylen + 2;
+    size_t ttllen = fmt_int(ttlbuf, sizeof(ttlbuf), ttl_ms), limlen = fmt_int(limbuf, sizeof(limbuf), limit),
+           wlen = fmt_int(wbuf, sizeof(wbuf), weight);
+    uint64_t tag = rl_lock_tag(sp, splen, info->token, info->token_len);
+    uint64_t first = c->clock->now_us(c->clock->ctx);
+    uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
+    /* waiters listen on the slots' channel (their release script publishes there) */
+    const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
+    if (w && w->subscribe(w->ctx, sp, splen, (int)random_below(c, RL_WAKE_SHARDS)) != 0) w = NULL;
+    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
+    permit_tally tally_, *t = &tally_;
+    for (int attempt = 0;; attempt++) {
+        info->attempts = attempt + 1;
+        size_t stlen = fmt_int(stbuf, sizeof(stbuf), (long long)random_below(c, (uint64_t)limit));
+        rl_cmd cmd;
+        eval_cmd(&cmd, rl_script_permit, rl_script_permit_sha, sp, splen, NULL, info->token, info->token_len);
+        arg(&cmd, ttlbuf, ttllen);
+        arg(&cmd, limbuf, limlen);
+        arg(&cmd, wbuf, wlen);
+        arg(&cmd, stbuf, stlen);
+        if (rs) arg(&cmd, rs->maxttl_key, rs->maxttl_keylen);
+        cmd.op = RL_OP_SET;
+        cmd.tag = tag;
+        cmd.clock_check = rs != NULL;
+        *t = (permit_tally){.c = c, .drift_factor = o->drift_factor, .limit = limit, .weight = weight};
+        uint64_t t0 = c->clock->now_us(c->clock->ctx);
+        if (c->tp->fanout(c->tp->ctx, &cmd, res, n, decide_permit, t) != 0) {
+            outcome = RL_ERROR;
+            break;
+        }
+        uint64_t t1 = c->clock->now_us(c->clock->ctx);
+        permit_count(t, res, n);
+        fill_call(call, res, n, is_answer);
+        /* the w slots kept: the lowest with a quorum */
+        uint64_t keep[RL_MAX_PERMITS / 64] = {0};
+        int kept = 0;
+        for (int s = 0; s < limit && kept < weight; s++)
+            if (t->count[s] >= q) {
+                keep[s / 64] |= (uint64_t)1 << (s % 64);
+                kept++;
+            }
+        if (call) call->ok = kept >= weight ? q : 0;
+        /* the cleanup goes to every node that may have set a slot: not
+         * those that answered without one (they set none) */
+        uint64_t skip = 0, bits[RL_MAX_PERMITS / 64];
+        int extras = 0; /* a node may hold a slot we do not keep */
+        for (int i = 0; i < n; i++) {
+            int named = res[i].state == RL_ANSWERED && permit_slots(&res[i].reply, limit, bits);
+            int none = res[i].state == RL_ANSWERED && !res[i].resent && !named;
+            if (none || !res[i].sent) {
+                skip |= (uint64_t)1 << i;
+                continue;
+            }
+            if (!named) {
+                extras = 1; /* no answer (yet): any slot */
+                continue;
+            }
+            for (int k = 0; k < (limit + 63) / 64; k++) extras |= (bits[k] & ~keep[k]) != 0;
+        }
+        tally ft = {.ok = kept >= weight ? q : 0, .failed = t->failed};
+        int won =
+            !t->other_limit && kept >= weight && !same_server(res, n) && acq_won(c, o, info, ttl_ms, t0, t1, &ft, call);
+        size_t len = 0;
+        char *extra = extras ? slot_list(sp, splen, keep, limit, 0, &len) : NULL; /* every slot but the kept */
+        if (extras && (!extra || permit_release(c, extra, len, info, tag, skip) != 0)) {
+            free(extra);
+            outcome = RL_ERROR;
+            if (won) { /* (the permit itself goes too: nothing is handed out) */
+                char *all = slot_list(sp, splen, keep, limit, 1, &len);
+                if (all) permit_release(c, all, len, info, tag, 0);
+                free(all);
+            }
+            break;
+        }
+        free(extra);
+        if (won) {
+            *slots = slot_list(sp, splen, keep, limit, 1, slotslen);
+            outcome = *slots ? RL_ACQUIRED : RL_ERROR;
+            if (!*slots) {
+                /* out of memory for the list: the slots are released */
+                uint64_t none[RL_MAX_PERMITS / 64] = {0};
+                char *all = slot_list(sp, splen, none, limit, 0, &len);
+                if (all) permit_release(c, all, len, info, tag, 0);
+                free(all);
+            }
+            break;
+        }
+        if (kept >= weight) { /* acq_won released nothing: the kept slots go too */
+            char *all = slot_list(sp, splen, keep, limit, 1, &len);
+            if (all) permit_release(c, all, len, info, tag, skip);
+            free(all);
+        }
+        outcome = t->failed + t->novote > n - q ? RL_NO_QUORUM : RL_CONFLICT;
+        if (same_server(res, n)) outcome = RL_SAME_SERVER;
+        if (t->other_limit) {
+            *other_limit = t->other_limit;
+            outcome = RL_LIMIT;
+        }
+        if (outcome == RL_SAME_SERVER || outcome == RL_LIMIT) break;
         if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info)) break;
     }
     if (w) w->unsubscribe(w->ctx);

@@ -155,10 +155,9 @@ static int sub_send_list(rl_subs *s, int i, int on, uint64_t now)
     if (!buf) return -1;
     argv[0] = on ? "SUBSCRIBE" : "UNSUBSCRIBE";
     lens[0] = on ? 9u : 11u;
-    const char *k = s->list, *end = s->list + s->listlen;
-    for (int n = 0; n < s->nlist; n++) {
-        const char *z = memchr(k, '\0', (size_t)(end - k));
-        size_t kl = z ? (size_t)(z - k) : (size_t)(end - k);
+    const char *k;
+    size_t pos = 1, kl;
+    for (int n = 0; n < s->nlist && rl_list_next(s->list, s->listlen, &pos, &k, &kl); n++) {
         memcpy(o, RL_WAKE_CHANNEL, pl);
         memcpy(o + pl, k, kl);
         o[pl + kl] = '\0';
@@ -167,7 +166,6 @@ static int sub_send_list(rl_subs *s, int i, int on, uint64_t now)
         lens[1 + 2 * n] = pl + kl;
         lens[2 + 2 * n] = pl + kl + 2;
         o += pl + kl + 2;
-        k += kl + 1;
     }
     int r = rlc_sub_send(s->net.conns[i], on, 1 + 2 * s->nlist, argv, lens, now, on_push, rl_wait_push_element, s);
     free(buf);
@@ -195,17 +193,14 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     s->nlist = 0;
     if (rl_key_is_list(key, keylen)) {
         /* every key's two channels, hashed as a pushed channel is */
-        const char *k = key, *end = key + keylen;
+        const char *k;
+        size_t pos = 1, kl;
         char sh = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS)), z2[2] = {'\0', sh};
-        while (k <= end && s->nlist < RL_MAX_LIST) {
-            const char *z = memchr(k, '\0', (size_t)(end - k));
-            size_t kl = z ? (size_t)(z - k) : (size_t)(end - k);
+        while (s->nlist < RL_MAX_LIST && rl_list_next(key, keylen, &pos, &k, &kl)) {
             uint64_t h = rl_hash(rl_hash(RL_HASH_INIT, RL_WAKE_CHANNEL, pl), k, kl);
             s->list_hash[2 * s->nlist] = h;
             s->list_hash[2 * s->nlist + 1] = rl_hash(h, z2, 2);
             s->nlist++;
-            if (!z) break;
-            k = z + 1;
         }
         s->list = key;
         s->listlen = keylen;

@@ -261,6 +261,27 @@ final class RedLock
     public function lockAll(array $resources, int $ttl, array $options = []): ?RedLock\Lock {}
 
     /**
+     * One of $limit permits of $resource (a Lock with $mode 'permit'):
+     * released, extended, watched (auto_extend, on_lost) and waited for
+     * (wait, woken on release) like any lock. At most $limit holders at once
+     * while their validity lasts, with up to N - quorum nodes down: each
+     * permit is a quorum on one of $limit slots, each an ordinary RedLock
+     * mutex. One round trip when a permit is free. A semaphore's keys are its
+     * own: lock($resource) never conflicts with it.
+     *
+     * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
+     * @param int<1, 1024> $limit the same in every call while permits are held.
+     * @param int<1, 2147483647> $ttl ms.
+     * @param array<string, mixed> $options lock()'s, but 'token', and 'weight'
+     *     (1 ... $limit, default 1): that many permits at once, all or none.
+     *
+     * @throws \ValueError bad $resource, $limit, $ttl, weight or option.
+     * @throws RedLock\Exception permits of $resource are held under another limit (both named).
+     * @throws RedLock\QuorumException fewer than a quorum of nodes answered.
+     */
+    public function semaphore(string $resource, int $limit, int $ttl, array $options = []): ?RedLock\Lock {}
+
+    /**
      * What request end does, for worker runtimes where one PHP request serves
      * many (FrankenPHP worker mode, RoadRunner, Swoole, Laravel Octane): release
      * every lock acquired with 'auto_release' that this worker (this thread, in

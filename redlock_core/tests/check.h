@@ -54,9 +54,9 @@ static inline void check_failf(const char *file, int line, const char *fmt, ...)
 
 static inline const char *outcome_name(int o)
 {
-    static const char *names[] = {"ACQUIRED", "CONFLICT", "NO_QUORUM", "RELEASED", "EXTENDED",
-                                  "LOST",     "YES",      "NO",        "ERROR",    "SAME_SERVER"};
-    return o >= 0 && o <= RL_SAME_SERVER ? names[o] : "?";
+    static const char *names[] = {"ACQUIRED", "CONFLICT", "NO_QUORUM", "RELEASED",    "EXTENDED", "LOST",
+                                  "YES",      "NO",       "ERROR",     "SAME_SERVER", "LIMIT"};
+    return o >= 0 && o <= RL_LIMIT ? names[o] : "?";
 }
 
 #define CHECK_OUT(a, b)                                                                                               \

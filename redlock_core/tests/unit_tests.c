@@ -124,11 +124,11 @@ static void test_acquire_set_command(void)
                  4) == 0);
     /* a key list: its script, the whole list as one key */
     fake_init(&F, 3);
-    CHECK_OUT(rl_acquire(&F.ctx, "a\0b", 3, 100, &opts0, &info, NULL), RL_ACQUIRED);
+    CHECK_OUT(rl_acquire(&F.ctx, "\0\0\1a\0\1b", 7, 100, &opts0, &info, NULL), RL_ACQUIRED);
     CHECK_STR(F.calls[0].argv[0], "EVALSHA");
     CHECK_STR(F.calls[0].argv[1], rl_script_acquire_all_sha);
-    CHECK_EQ(F.calls[0].argvlen[3], 3);
-    CHECK(memcmp(F.calls[0].argv[3], "a\0b", 3) == 0);
+    CHECK_EQ(F.calls[0].argvlen[3], 7);
+    CHECK(memcmp(F.calls[0].argv[3], "\0\0\1a\0\1b", 7) == 0);
 }
 
 static void test_acquire_conflict_quorum_minus_one(void)
@@ -1653,11 +1653,12 @@ static void test_net_basic(void)
     r = admin(0, 0, "SCRIPT LOAD %s", rl_script_extend);
     CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_extend_sha) == 0);
     if (r) freeReplyObject(r);
-    const char *lists[4][2] = {{rl_script_acquire_all, rl_script_acquire_all_sha},
+    const char *lists[5][2] = {{rl_script_acquire_all, rl_script_acquire_all_sha},
                                {rl_script_release_all, rl_script_release_all_sha},
                                {rl_script_extend_all, rl_script_extend_all_sha},
-                               {rl_script_held_all, rl_script_held_all_sha}};
-    for (int k = 0; k < 4; k++) {
+                               {rl_script_held_all, rl_script_held_all_sha},
+                               {rl_script_permit, rl_script_permit_sha}};
+    for (int k = 0; k < 5; k++) {
         r = admin(0, 0, "SCRIPT LOAD %s", lists[k][0]);
         CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, lists[k][1]) == 0);
         if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, lists[k][1]) != 0))
@@ -1707,13 +1708,28 @@ static void test_net_key_list(void)
     rl_lock_info info, other;
     rl_call call;
     rl_opts o = ONE_TRY;
-    static const char list[] = "kl:a\0kl:b\0kl:c";
-    static const char list2[] = "kl:d\0kl:b";
+    static const char list[] = "\0\0\4kl:a\0\4kl:b\0\4kl:c";
+    static const char list2[] = "\0\0\4kl:d\0\4kl:b";
     const char *keys[4] = {"kl:a", "kl:b", "kl:c", "kl:d"};
     REQUIRE(tnet_open(&t, NNODES) == 0);
     for (int i = 0; i < NNODES; i++) admin_int(i, 0, "DEL kl:a kl:b kl:c kl:d");
     CHECK(rl_key_is_list(list, sizeof(list) - 1));
     CHECK(!rl_key_is_list("kl:a", 4));
+    CHECK(!rl_key_is_list("kl:a\0p1", 7)); /* (a permit's slot key, RL semaphores) */
+    {
+        char b[64];
+        size_t len = 0, pos = 1, kl;
+        const char *k;
+        CHECK_EQ(rl_list_add(b, sizeof(b), &len, "kl:a", 4), 0);
+        CHECK_EQ(rl_list_add(b, sizeof(b), &len, "kl:b", 4), 0);
+        CHECK_EQ(rl_list_add(b, sizeof(b), &len, "kl:c", 4), 0);
+        CHECK(len == sizeof(list) - 1 && memcmp(b, list, len) == 0);
+        CHECK(rl_list_next(b, len, &pos, &k, &kl) && kl == 4 && memcmp(k, "kl:a", 4) == 0);
+        CHECK(rl_list_next(b, len, &pos, &k, &kl) && rl_list_next(b, len, &pos, &k, &kl));
+        CHECK(kl == 4 && memcmp(k, "kl:c", 4) == 0 && !rl_list_next(b, len, &pos, &k, &kl));
+        CHECK_EQ(rl_list_add(b, 20, &len, "kl:d", 4), -1);    /* no room */
+        CHECK(!rl_list_next(list, 6, &(size_t){1}, &k, &kl)); /* cut short */
+    }
 
     CHECK_OUT(rl_acquire(&t.ctx, list, sizeof(list) - 1, 10000, &o, &info, &call), RL_ACQUIRED);
     check_answers(&call, NNODES, RL_REPLY_STATUS, 0, "acquire all");
@@ -1762,6 +1778,146 @@ static void test_net_key_list(void)
         CHECK_EQ(keys_with(i, keys, 4, NULL), 0);
         CHECK_EQ(admin_int(i, 0, "DEL %b", "kl:a\0a", (size_t)6), 1); /* the nonce, by its TTL else */
     }
+    tnet_close(&t);
+}
+
+/* semaphores (API.md "Semaphores"): a permit is a quorum on one slot */
+static int slot_holders(const char *base, int limit, const char *token, int node)
+{
+    int k = 0;
+    for (int s = 0; s < limit; s++) {
+        char key[128];
+        int kl = snprintf(key, sizeof(key), "%s", base);
+        kl += snprintf(key + kl + 2, sizeof(key) - (size_t)kl - 2, "%d", s) + 2;
+        key[strlen(base)] = '\0';
+        key[strlen(base) + 1] = 'p';
+        redisReply *r = admin(node, 0, "GET %b", key, (size_t)kl);
+        k += r && r->type == REDIS_REPLY_STRING && (!token || strcmp(r->str, token) == 0);
+        if (r) freeReplyObject(r);
+    }
+    return k;
+}
+
+static void set_slot(int node, const char *base, int s, const char *value)
+{
+    char key[128];
+    size_t bl = strlen(base);
+    memcpy(key, base, bl);
+    key[bl] = '\0';
+    key[bl + 1] = 'p';
+    int kl = (int)bl + 2 + snprintf(key + bl + 2, sizeof(key) - bl - 2, "%d", s);
+    redisReply *r = admin(node, 0, "SET %b %s PX 10000", key, (size_t)kl, value);
+    if (r) freeReplyObject(r);
+}
+
+static void del_slots(const char *base, int limit)
+{
+    for (int i = 0; i < NNODES; i++)
+        for (int s = -1; s < limit; s++) {
+            char key[128];
+            size_t bl = strlen(base);
+            memcpy(key, base, bl);
+            key[bl] = '\0';
+            key[bl + 1] = 'p';
+            int kl = (int)bl + 2 + (s < 0 ? snprintf(key + bl + 2, 8, "L") : snprintf(key + bl + 2, 8, "%d", s));
+            redisReply *r = admin(i, 0, "DEL %b", key, (size_t)kl);
+            if (r) freeReplyObject(r);
+        }
+}
+
+static void test_net_permit(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_lock_info p[4];
+    char *slots[4] = {0};
+    size_t sl[4];
+    int other;
+    rl_call call;
+    rl_opts o = ONE_TRY;
+    const char *base = "sem:a";
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    del_slots(base, 8);
+    for (int k = 0; k < 3; k++)
+        CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 1, 10000, &o, &p[k], &slots[k], &sl[k], &other, &call),
+                  RL_ACQUIRED);
+    CHECK(slots[0] && slots[1] && slots[2] && rl_key_is_list(slots[0], sl[0]));
+    CHECK_EQ(echo_all(&t, "sem-sync", call.res), NNODES);
+    for (int i = 0; i < NNODES; i++) {
+        CHECK_EQ(slot_holders(base, 3, NULL, i), 3);
+        for (int k = 0; k < 3; k++) CHECK_EQ(slot_holders(base, 3, p[k].token, i), 1);
+    }
+    /* the limit is reached: a fourth is a conflict and sets nothing */
+    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 1, 10000, &o, &p[3], &slots[3], &sl[3], &other, &call),
+              RL_CONFLICT);
+    CHECK(!slots[3]);
+    /* another limit while permits are held: RL_LIMIT naming it */
+    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 5, 1, 10000, &o, &p[3], &slots[3], &sl[3], &other, &call), RL_LIMIT);
+    CHECK_EQ(other, 3);
+    /* a permit is released, extended, asked about through its slot list */
+    CHECK_OUT(rl_is_held(&t.ctx, slots[1], sl[1], p[1].token, p[1].token_len, &call), RL_YES);
+    CHECK_OUT(rl_extend(&t.ctx, slots[1], sl[1], p[1].token, 20000, 0.01, &p[1], &call), RL_EXTENDED);
+    CHECK_OUT(rl_release(&t.ctx, slots[1], sl[1], p[1].token, &call), RL_RELEASED);
+    CHECK_OUT(rl_is_held(&t.ctx, slots[1], sl[1], p[1].token, p[1].token_len, &call), RL_NO);
+    free(slots[1]);
+    /* one free: taken in one round trip; weight 2 then finds one free slot: conflict */
+    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 2, 10000, &o, &p[3], &slots[3], &sl[3], &other, &call),
+              RL_CONFLICT);
+    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 1, 10000, &o, &p[1], &slots[1], &sl[1], &other, &call),
+              RL_ACQUIRED);
+    CHECK_EQ(p[1].attempts, 1);
+    for (int k = 0; k < 3; k++) {
+        CHECK_OUT(rl_release(&t.ctx, slots[k], sl[k], p[k].token, &call), RL_RELEASED);
+        free(slots[k]);
+        slots[k] = NULL;
+    }
+    /* weight 3 of 3: every slot */
+    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 3, 10000, &o, &p[0], &slots[0], &sl[0], &other, &call),
+              RL_ACQUIRED);
+    CHECK_EQ(echo_all(&t, "sem-sync2", call.res), NNODES);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(slot_holders(base, 3, p[0].token, i), 3);
+    CHECK_OUT(rl_release(&t.ctx, slots[0], sl[0], p[0].token, &call), RL_RELEASED);
+    free(slots[0]);
+    slots[0] = NULL;
+
+    /* the quorum is per slot: slot 0 taken on nodes 0, 1, 4 and slot 1 on 2, 3, 4
+     * (limit 2): nodes 0, 1 give slot 1, nodes 2, 3 slot 0, node 4 none: no slot has 3
+     * (the stored limit, 3, is dropped first: its slots 0, 1 look held) */
+    del_slots(base, 0);
+    set_slot(0, base, 0, "foreign");
+    set_slot(1, base, 0, "foreign");
+    set_slot(4, base, 0, "foreign");
+    set_slot(2, base, 1, "foreign");
+    set_slot(3, base, 1, "foreign");
+    set_slot(4, base, 1, "foreign");
+    for (int k = 0; k < 8; k++) {
+        CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 2, 1, 10000, &o, &p[0], &slots[0], &sl[0], &other, &call),
+                  RL_CONFLICT);
+        CHECK(!slots[0]);
+        free(slots[0]);
+        slots[0] = NULL;
+    }
+    CHECK_EQ(echo_all(&t, "sem-sync3", call.res), NNODES);
+    for (int i = 0; i < NNODES; i++) CHECK_EQ(slot_holders(base, 2, p[0].token, i), 0); /* cleaned up */
+    /* slot 0 taken on nodes 2, 3 too: nodes 0 to 3 give slot 1, a quorum on it */
+    del_slots(base, 0);
+    set_slot(2, base, 0, "foreign");
+    set_slot(3, base, 0, "foreign");
+    {
+        redisReply *r = admin(2, 0, "DEL %b", "sem:a\0p1", (size_t)8);
+        if (r) freeReplyObject(r);
+        r = admin(3, 0, "DEL %b", "sem:a\0p1", (size_t)8);
+        if (r) freeReplyObject(r);
+    }
+    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 2, 1, 10000, &o, &p[0], &slots[0], &sl[0], &other, &call),
+              RL_ACQUIRED);
+    CHECK(slots[0] && sl[0] == 1 + 2 + 8 && memcmp(slots[0] + 3, "sem:a\0p1", 8) == 0);
+    CHECK_EQ(echo_all(&t, "sem-sync4", call.res), NNODES);
+    int ours = 0;
+    for (int i = 0; i < NNODES; i++) ours += slot_holders(base, 2, p[0].token, i);
+    CHECK_EQ(ours, 4);
+    free(slots[0]);
+    del_slots(base, 8);
     tnet_close(&t);
 }
 
@@ -3229,26 +3385,27 @@ static void test_net_tls_passphrase_dropped(void)
 #define NET_TLS_TESTS
 #endif
 
-#define NET_TESTS                                                                                                  \
-    {"net_basic", test_net_basic}, {"net_key_list", test_net_key_list}, {"net_paused_node", test_net_paused_node}, \
-        {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff},  \
-        {"net_auth", test_net_auth}, {"net_select_db", test_net_select_db},                                        \
-        {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                    \
-        {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                      \
-        {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release},  \
-        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                   \
-        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                               \
-        {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},    \
-        {"net_drain_after_handshake", test_net_drain_after_handshake},                                             \
-        {"net_release_not_overtaken", test_net_release_not_overtaken},                                             \
-        {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},        \
-        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                             \
-        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                               \
-        {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                                 \
-        {"net_abandon_replays_release", test_net_abandon_replays_release},                                         \
-        {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                           \
-        {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                               \
-        {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},    \
+#define NET_TESTS                                                                                               \
+    {"net_basic", test_net_basic}, {"net_key_list", test_net_key_list}, {"net_permit", test_net_permit},        \
+        {"net_paused_node", test_net_paused_node}, {"net_restart_reconnect", test_net_restart_reconnect},       \
+        {"net_refused_backoff", test_net_refused_backoff}, {"net_auth", test_net_auth},                         \
+        {"net_select_db", test_net_select_db}, {"net_script_flush", test_net_script_flush},                     \
+        {"net_unix_socket", test_net_unix_socket}, {"net_conn_check", test_net_conn_check},                     \
+        {"net_fork", test_net_fork}, {"net_reply_sizes", test_net_reply_sizes},                                 \
+        {"net_late_noscript_release", test_net_late_noscript_release},                                          \
+        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                \
+        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                            \
+        {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply}, \
+        {"net_drain_after_handshake", test_net_drain_after_handshake},                                          \
+        {"net_release_not_overtaken", test_net_release_not_overtaken},                                          \
+        {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},     \
+        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                          \
+        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                            \
+        {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                              \
+        {"net_abandon_replays_release", test_net_abandon_replays_release},                                      \
+        {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                        \
+        {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                            \
+        {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server}, \
         {"net_auth_backoff_reason", test_net_auth_backoff_reason}, NET_TLS_TESTS
 
 /* ====================================================================== */

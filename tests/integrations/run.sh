@@ -4,7 +4,12 @@
 # repository (the adapter comes in through a path repository), then runs the adapter's PHPUnit
 # suite (Debian's phpunit) with the extension loaded.
 #
-#   bash tests/integrations/run.sh [suite...]     suites: symfony-6.4 symfony-7 laravel-12 (default: all)
+#   bash tests/integrations/run.sh [suite...]     suites: symfony-6.4 symfony-7 symfony-semaphore laravel-12 (default: all)
+#
+# symfony-semaphore installs symfony/semaphore from ../shared/reference/symfony-semaphore (a
+# Composer path repository: it is not on the Packagist mirror these machines reach) and runs
+# its upstream AbstractStoreTestCase (../shared/reference/symfony-semaphore-tests); without
+# shared/ it reports itself skipped, with the reason.
 #
 # Environment:
 #   REDLOCK_SO          the extension to load (default: modules/redlock.so of this checkout)
@@ -48,27 +53,39 @@ export COMPOSER_NO_INTERACTION=1 COMPOSER_DISABLE_XDEBUG_WARN=1
 install_timeout=${REDLOCK_INTEG_INSTALL_TIMEOUT:-150}
 
 # suite -> adapter folder, its Composer name, the framework package and its constraint
-declare -A adapter=([symfony-6.4]=symfony [symfony-7]=symfony [laravel-12]=laravel)
+declare -A adapter=([symfony-6.4]=symfony [symfony-7]=symfony [symfony-semaphore]=symfony [laravel-12]=laravel)
 declare -A name=([symfony]=redlock/symfony-lock [laravel]=redlock/laravel-lock)
-declare -A framework=([symfony-6.4]=symfony/lock [symfony-7]=symfony/lock [laravel-12]=laravel/framework)
-declare -A constraint=([symfony-6.4]=6.4.* [symfony-7]=^7.0 [laravel-12]=12.*)
+declare -A framework=([symfony-6.4]=symfony/lock [symfony-7]=symfony/lock [symfony-semaphore]=symfony/semaphore [laravel-12]=laravel/framework)
+declare -A constraint=([symfony-6.4]=6.4.* [symfony-7]=^7.0 [symfony-semaphore]=7.2.x-dev [laravel-12]=12.*)
+# the PHPUnit configuration of a suite (default: the adapter's phpunit.xml.dist)
+declare -A phpunit_cfg=([symfony-semaphore]=phpunit-semaphore.xml.dist)
+shared_dir=${REDLOCK_SHARED_DIR:-$root/../shared}
+semaphore_src="$shared_dir/reference/symfony-semaphore"
 # what a suite's tests need besides: the Symfony ones, http-kernel's ServicesResetter (what kernel.reset runs)
-declare -A extra=([symfony-6.4]=', "symfony/http-kernel": "6.4.*"' [symfony-7]=', "symfony/http-kernel": "^7.0"')
+declare -A extra=([symfony-6.4]=', "symfony/http-kernel": "6.4.*"' [symfony-7]=', "symfony/http-kernel": "^7.0"'
+  [symfony-semaphore]=', "symfony/lock": "^7.0"')
+# more Composer repositories of a suite
+declare -A more_repos=([symfony-semaphore]=", {\"type\": \"path\", \"url\": \"$semaphore_src\", \"options\": {\"symlink\": false, \"versions\": {\"symfony/semaphore\": \"7.2.x-dev\"}}}")
 
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(symfony-6.4 symfony-7 laravel-12)
+[ ${#suites[@]} -gt 0 ] || suites=(symfony-6.4 symfony-7 symfony-semaphore laravel-12)
 passed=0 failed=0 skipped=0
 
 for s in "${suites[@]}"; do
   [ -n "${adapter[$s]:-}" ] || { echo "run.sh: unknown suite $s"; failed=$((failed + 1)); continue; }
   a=${adapter[$s]}
+  if [ "$s" = symfony-semaphore ] && [ ! -f "$semaphore_src/composer.json" ]; then
+    echo "$s: skipped: symfony/semaphore is not on the Packagist mirror and $semaphore_src is absent (shared/ not next to the checkout; set REDLOCK_SHARED_DIR)"
+    skipped=$((skipped + 1))
+    continue
+  fi
   dir="$work/$s"
   mkdir -p "$dir"
   cat >"$dir/composer.json" <<JSON
 {
     "name": "redlock-tests/$s",
     "type": "project",
-    "repositories": [{"type": "path", "url": "$root/integrations/$a", "options": {"symlink": true}}],
+    "repositories": [{"type": "path", "url": "$root/integrations/$a", "options": {"symlink": true}}${more_repos[$s]:-}],
     "require": {"${name[$a]}": "*@dev", "${framework[$s]}": "${constraint[$s]}"${extra[$s]:-}},
     "config": {"allow-plugins": false}
 }
@@ -87,7 +104,7 @@ JSON
     "$dir/vendor/autoload.php" "${framework[$s]}" 2>/dev/null)
   echo "$s: installed ${framework[$s]} $version in $((t1 - t0)) s"
   REDLOCK_COMPOSER_AUTOLOAD="$dir/vendor/autoload.php" \
-    php -d "extension=$REDLOCK_SO" "$(command -v phpunit)" --verbose -c "integrations/$a/phpunit.xml.dist" >"$dir/phpunit.log" 2>&1
+    php -d "extension=$REDLOCK_SO" "$(command -v phpunit)" --verbose -c "integrations/$a/${phpunit_cfg[$s]:-phpunit.xml.dist}" >"$dir/phpunit.log" 2>&1
   rc=$?
   t2=$(date +%s)
   grep -E '^(OK|Tests:|There w|[0-9]+\) |FAILURES|ERRORS)|skipped|Skipped' "$dir/phpunit.log" | head -n 40 | sed 's/^/  | /'

@@ -1,0 +1,361 @@
+/* sem_model.c -- randomized explorer of the semaphore quorum rule (API.md "Semaphores").
+ *
+ * Not the C core: a model of the rule itself. N nodes (3, 5), C clients (3, 4), a
+ * semaphore of limit L (1, 2, 3) and, per run, a weight W (1, or 2 when L >= 2) that
+ * every client asks for. Every client runs K acquisitions. Each request and each
+ * reply is a message on the FIFO channel of one (client, node) pair -- a connection --
+ * and channels are served in any interleaving, so a node may run a request long
+ * after the client decided without it (a timeout); a client may give up waiting for
+ * any node at any moment. A holder releases at any moment. Keys do not expire: the
+ * rule must hold without the TTL's help (expiry is the per-slot RedLock argument,
+ * unchanged).
+ *
+ * The guarantee checked after every step: the weights of the clients that hold a
+ * permit (won, not yet released) sum to at most L.
+ *
+ * Variants:
+ *   slots          the rule of rl_acquire_permit: L slots, each a mutex; a node sets
+ *                  the first W free slots from the client's start and answers them;
+ *                  the client wins when W slots each have a quorum of answers, keeps
+ *                  those and releases the rest on every node (the same connection:
+ *                  behind the request)                          -- must never violate
+ *   counter        a plain majority per node: a node grants while it has fewer
+ *                  than L (by weight) holders; the client wins on a quorum of
+ *                  grants                                       -- must be caught
+ *   any-slot       slots as above, but a node counts for the client when it gave it
+ *                  W slots, whichever (not the same slots on a quorum)
+ *                                                               -- must be caught
+ *
+ * Randomized with a fixed seed and a bounded number of runs and steps: reproducible.
+ * Prints the counterexamples per variant and configuration, the shortest of each
+ * broken variant, and "N passed, N failed"; exits non-zero when the slots rule has a
+ * violation or a broken variant has none.
+ *
+ * Usage: sem_model [runs-per-configuration] [seed]   (defaults 3000, 20261202) */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXN 5
+#define MAXC 4
+#define MAXL 3
+#define OPS 3
+#define QCAP 16
+#define MAXSTEPS 400
+#define TRACE_MAX 60
+
+enum { V_SLOTS, V_COUNTER, V_ANYSLOT, NVARIANTS };
+static const char *variant_name[NVARIANTS] = {"slots", "counter", "any-slot"};
+static const int variant_broken[NVARIANTS] = {0, 1, 1};
+
+enum { M_REQ, M_REL_EXCEPT, M_REL_ALL, M_REPLY };
+typedef struct msg {
+    int kind, attempt, start, keep; /* keep: slot mask not released (M_REL_EXCEPT) */
+    int reply;                      /* M_REPLY: slot mask set (0: none), or 1 granted (counter) */
+} msg;
+typedef struct chan {
+    msg q[QCAP];
+    int head, len;
+} chan;
+
+enum { C_IDLE, C_WAIT, C_HOLD, C_DONE };
+typedef struct client {
+    int state, ops_left, attempt;
+    int got[MAXN]; /* C_WAIT: -1 pending, else the node's reply */
+    int kept;      /* C_HOLD: slot mask */
+} client;
+
+typedef struct world {
+    int n, c, lim, w, variant;
+    int slot[MAXN][MAXL]; /* owner + 1, 0 free */
+    int cnt[MAXN];        /* counter: weight granted */
+    int granted[MAXN][MAXC];
+    chan up[MAXC][MAXN], down[MAXC][MAXN]; /* client -> node, node -> client */
+    client cl[MAXC];
+    int wins;
+    char *trace;
+    int tlines;
+} world;
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static int rnd_below(int k) { return (int)(rnd() % (uint64_t)k); }
+
+static void tr(world *w, const char *fmt, ...)
+{
+    if (!w->trace || w->tlines >= TRACE_MAX) return;
+    size_t l = strlen(w->trace);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->trace + l, 160, fmt, ap);
+    va_end(ap);
+    strcat(w->trace, "\n");
+    w->tlines++;
+}
+
+static int push(chan *ch, msg m)
+{
+    if (ch->len >= QCAP) return -1;
+    ch->q[(ch->head + ch->len) % QCAP] = m;
+    ch->len++;
+    return 0;
+}
+static msg pop(chan *ch)
+{
+    msg m = ch->q[ch->head];
+    ch->head = (ch->head + 1) % QCAP;
+    ch->len--;
+    return m;
+}
+
+static int quorum(int n) { return n / 2 + 1; }
+
+/* a node runs one message of client ci */
+static void node_run(world *w, int i, int ci, msg m)
+{
+    if (m.kind == M_REQ) {
+        msg r = {.kind = M_REPLY, .attempt = m.attempt};
+        if (w->variant == V_COUNTER) {
+            if (w->cnt[i] + w->w <= w->lim && !w->granted[i][ci]) {
+                w->cnt[i] += w->w;
+                w->granted[i][ci] = 1;
+                r.reply = 1;
+            }
+        } else {
+            int got = 0, k = 0;
+            for (int j = 0; j < w->lim && k < w->w; j++) {
+                int s = (m.start + j) % w->lim;
+                if (!w->slot[i][s]) {
+                    got |= 1 << s;
+                    k++;
+                }
+            }
+            if (k == w->w) {
+                for (int s = 0; s < w->lim; s++)
+                    if (got >> s & 1) w->slot[i][s] = ci + 1;
+                r.reply = got;
+            }
+        }
+        tr(w, "node %d runs c%d's request #%d (start %d): answers %d", i, ci, m.attempt, m.start, r.reply);
+        push(&w->down[ci][i], r);
+        return;
+    }
+    /* releases: token-checked, ours only */
+    int keep = m.kind == M_REL_EXCEPT ? m.keep : 0;
+    if (w->variant == V_COUNTER) {
+        if (!keep && w->granted[i][ci]) {
+            w->granted[i][ci] = 0;
+            w->cnt[i] -= w->w;
+        }
+    } else {
+        for (int s = 0; s < w->lim; s++)
+            if (w->slot[i][s] == ci + 1 && !(keep >> s & 1)) w->slot[i][s] = 0;
+    }
+    tr(w, "node %d runs c%d's release (keep %d)", i, ci, keep);
+}
+
+static void send_all(world *w, int ci, msg m)
+{
+    for (int i = 0; i < w->n; i++) push(&w->up[ci][i], m);
+}
+
+/* the client's decision on its answers so far; final: pending ones count as failed */
+static void decide(world *w, int ci, int final)
+{
+    client *c = &w->cl[ci];
+    int q = quorum(w->n), pending = 0, win = 0, kept = 0;
+    for (int i = 0; i < w->n; i++) pending += c->got[i] < 0;
+    if (final) pending = 0;
+    if (w->variant == V_COUNTER) {
+        int yes = 0;
+        for (int i = 0; i < w->n; i++) yes += c->got[i] == 1;
+        if (yes >= q)
+            win = 1;
+        else if (yes + pending >= q)
+            return;
+    } else if (w->variant == V_ANYSLOT) {
+        int yes = 0;
+        for (int i = 0; i < w->n; i++) yes += c->got[i] > 0;
+        if (yes >= q) {
+            win = 1;
+            for (int i = 0; i < w->n; i++)
+                if (c->got[i] > 0) kept |= c->got[i]; /* keeps whatever it was given */
+        } else if (yes + pending >= q) {
+            return;
+        }
+    } else {
+        int ok = 0, maybe = 0;
+        for (int s = 0; s < w->lim; s++) {
+            int k = 0;
+            for (int i = 0; i < w->n; i++) k += c->got[i] > 0 && (c->got[i] >> s & 1);
+            if (k >= q && ok < w->w) {
+                ok++;
+                kept |= 1 << s;
+            }
+            maybe += k + pending >= q;
+        }
+        if (ok >= w->w)
+            win = 1;
+        else if (maybe >= w->w)
+            return;
+    }
+    if (win) {
+        c->state = C_HOLD;
+        c->kept = kept;
+        w->wins++;
+        tr(w, "c%d wins #%d (slots %d)", ci, c->attempt, kept);
+        /* the rest of what the nodes set goes (the counter variant has no rest) */
+        if (w->variant != V_COUNTER) send_all(w, ci, (msg){.kind = M_REL_EXCEPT, .keep = kept});
+    } else {
+        c->state = c->ops_left > 0 ? C_IDLE : C_DONE;
+        tr(w, "c%d fails #%d%s", ci, c->attempt, final ? " (timeout)" : "");
+        send_all(w, ci, (msg){.kind = M_REL_ALL});
+    }
+}
+
+static int holders(const world *w)
+{
+    int h = 0;
+    for (int ci = 0; ci < w->c; ci++) h += w->cl[ci].state == C_HOLD ? w->w : 0;
+    return h;
+}
+
+/* one run: 1 when the guarantee was violated */
+static int run(world *w)
+{
+    for (int step = 0; step < MAXSTEPS; step++) {
+        int ci = rnd_below(w->c), i = rnd_below(w->n);
+        client *c = &w->cl[ci];
+        int what = rnd_below(10);
+        if (what < 5) {
+            /* serve a channel: a node runs a request or release, or a reply reaches its client */
+            if (rnd_below(2) && w->up[ci][i].len) {
+                node_run(w, i, ci, pop(&w->up[ci][i]));
+            } else if (w->down[ci][i].len) {
+                msg r = pop(&w->down[ci][i]);
+                if (c->state == C_WAIT && r.attempt == c->attempt && c->got[i] < 0) {
+                    c->got[i] = r.reply;
+                    decide(w, ci, 0);
+                }
+            }
+        } else if (what < 7) {
+            if (c->state == C_IDLE && c->ops_left > 0) {
+                c->ops_left--;
+                c->attempt++;
+                c->state = C_WAIT;
+                for (int k = 0; k < w->n; k++) c->got[k] = -1;
+                int start = rnd_below(w->lim);
+                tr(w, "c%d asks #%d (start %d)", ci, c->attempt, start);
+                send_all(w, ci, (msg){.kind = M_REQ, .attempt = c->attempt, .start = start});
+            }
+        } else if (what < 8) {
+            if (c->state == C_WAIT) decide(w, ci, 1); /* gives up on the rest */
+        } else {
+            if (c->state == C_HOLD) {
+                tr(w, "c%d releases", ci);
+                c->state = c->ops_left > 0 ? C_IDLE : C_DONE;
+                send_all(w, ci, (msg){.kind = M_REL_ALL});
+            }
+        }
+        if (holders(w) > w->lim) {
+            tr(w, "VIOLATION: %d permits held, limit %d", holders(w), w->lim);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void world_init(world *w, int n, int c, int lim, int weight, int variant, char *trace)
+{
+    memset(w, 0, sizeof(*w));
+    w->n = n;
+    w->c = c;
+    w->lim = lim;
+    w->w = weight;
+    w->variant = variant;
+    for (int ci = 0; ci < c; ci++) w->cl[ci].ops_left = OPS;
+    w->trace = trace;
+    if (trace) trace[0] = '\0';
+}
+
+int main(int argc, char **argv)
+{
+    long runs = argc > 1 ? atol(argv[1]) : 3000;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261202u;
+    if (runs < 1 || runs > 10000000) runs = 3000;
+    static char trace[TRACE_MAX * 160 + 1];
+    static char best[NVARIANTS][TRACE_MAX * 160 + 64];
+    int best_lines[NVARIANTS];
+    long viol[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++) best_lines[v] = TRACE_MAX + 1;
+    memset(viol, 0, sizeof(viol));
+    int passed = 0, failed = 0;
+    printf("semaphore model: %ld runs per configuration, seed %" PRIu64 ", %d acquisitions per client, <= %d steps\n",
+           runs, seed, OPS, MAXSTEPS);
+    printf("%-10s %5s %7s %5s %6s %10s %12s %10s\n", "variant", "nodes", "clients", "limit", "weight", "runs",
+           "violations", "wins");
+    for (int v = 0; v < NVARIANTS; v++) {
+        for (int n = 3; n <= 5; n += 2)
+            for (int c = 3; c <= 4; c++)
+                for (int lim = 1; lim <= MAXL; lim++)
+                    for (int wt = 1; wt <= (lim >= 2 ? 2 : 1); wt++) {
+                        rng_state = seed ^ ((uint64_t)n << 32) ^ ((uint64_t)c << 40) ^ ((uint64_t)lim << 48) ^
+                                    ((uint64_t)wt << 56);
+                        if (!rng_state) rng_state = 1;
+                        long bad = 0, wins = 0;
+                        for (long k = 0; k < runs; k++) {
+                            world w;
+                            uint64_t saved = rng_state;
+                            world_init(&w, n, c, lim, wt, v, NULL);
+                            int violated = run(&w);
+                            wins += w.wins;
+                            if (violated) {
+                                bad++;
+                                uint64_t after = rng_state;
+                                rng_state = saved;
+                                world_init(&w, n, c, lim, wt, v, trace);
+                                run(&w);
+                                rng_state = after;
+                                if (w.tlines < best_lines[v]) {
+                                    best_lines[v] = w.tlines;
+                                    snprintf(best[v], sizeof(best[v]),
+                                             "(%d nodes, %d clients, limit %d, weight %d)\n%s", n, c, lim, wt, trace);
+                                }
+                            }
+                        }
+                        viol[v] += bad;
+                        printf("%-10s %5d %7d %5d %6d %10ld %12ld %10ld\n", variant_name[v], n, c, lim, wt, runs, bad,
+                               wins);
+                        if (wins == 0) {
+                            printf("  (no client ever won: the run proves nothing)\n");
+                            failed++;
+                        }
+                    }
+    }
+    printf("\n");
+    for (int v = 0; v < NVARIANTS; v++) {
+        const char *verdict;
+        if (variant_broken[v] == 0) {
+            verdict = viol[v] == 0 ? "PASS (no violation)" : "FAIL (the rule violates the guarantee)";
+            viol[v] == 0 ? passed++ : failed++;
+        } else {
+            verdict = viol[v] > 0 ? "PASS (caught)" : "FAIL (broken variant not caught: the check is too weak)";
+            viol[v] > 0 ? passed++ : failed++;
+        }
+        printf("%-10s %ld counterexamples: %s\n", variant_name[v], viol[v], verdict);
+    }
+    for (int v = 0; v < NVARIANTS; v++) {
+        if (best_lines[v] > TRACE_MAX) continue;
+        printf("\nshortest counterexample, %s %s", variant_name[v], best[v]);
+    }
+    printf("\n%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
