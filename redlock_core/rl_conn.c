@@ -817,23 +817,22 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
 }
 
 /* the spec's scripts are loaded once per connection; EVALSHA then
- * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart) */
+ * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart).
+ * Every script is loaded, also those of lockAll() and semaphore(): a
+ * command not waited for (a failed attempt's cleanup, a permit's trim) is
+ * retried after NOSCRIPT as the same EVALSHA once these are loaded again
+ * (rlc_late_script_reply), so a script missing here would be lost there. */
 static int rlc_queue_scripts(rl_conn *c, uint64_t now)
 {
-    const char *s1[3] = {"SCRIPT", "LOAD", rl_script_release};
-    size_t l1[3] = {6, 4, strlen(rl_script_release)};
-    const char *s2[3] = {"SCRIPT", "LOAD", rl_script_extend};
-    size_t l2[3] = {6, 4, strlen(rl_script_extend)};
-    const char *s3[3] = {"SCRIPT", "LOAD", rl_script_fence_raise};
-    size_t l3[3] = {6, 4, strlen(rl_script_fence_raise)};
-    const char *s4[3] = {"SCRIPT", "LOAD", rl_script_acquire};
-    size_t l4[3] = {6, 4, strlen(rl_script_acquire)};
-    /* (marked as releases: room is always kept for them, like for a release) */
-    if (rlc_append_cmd(c, 3, s1, l1, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
-        rlc_append_cmd(c, 3, s2, l2, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
-        rlc_append_cmd(c, 3, s3, l3, EXP_SCRIPT, RL_OP_RELEASE, 0, now) ||
-        rlc_append_cmd(c, 3, s4, l4, EXP_SCRIPT, RL_OP_RELEASE, 0, now))
-        return -1;
+    static const char *const scripts[] = {
+        rl_script_release,     rl_script_extend,     rl_script_fence_raise, rl_script_acquire, rl_script_acquire_all,
+        rl_script_release_all, rl_script_extend_all, rl_script_held_all,    rl_script_permit,  rl_script_permit_trim};
+    for (size_t k = 0; k < sizeof(scripts) / sizeof(scripts[0]); k++) {
+        const char *argv[3] = {"SCRIPT", "LOAD", scripts[k]};
+        size_t lens[3] = {6, 4, strlen(scripts[k])};
+        /* (marked as releases: room is always kept for them, like for a release) */
+        if (rlc_append_cmd(c, 3, argv, lens, EXP_SCRIPT, RL_OP_RELEASE, 0, now)) return -1;
+    }
     return 0;
 }
 

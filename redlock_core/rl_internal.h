@@ -29,6 +29,7 @@ extern const char rl_script_extend_all[], rl_script_extend_all_sha[];
 extern const char rl_script_held_all[], rl_script_held_all_sha[];
 /* a semaphore's permit: the first free slots (rl_acquire_permit) */
 extern const char rl_script_permit[], rl_script_permit_sha[];
+extern const char rl_script_permit_trim[], rl_script_permit_trim_sha[];
 
 /* Counting the nodes' answers to one fan-out (rl_lock.c): ok = answers
  * that yes() accepts (ud: what it compares with), no = other answers. */

@@ -103,7 +103,8 @@ const char rl_script_release_all[] =
     "local id = ARGV[2] or \"\" local h = 0 "
     "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end local r = 0 "
     "for i = 1, #ks do if redis.call(\"get\",ks[i]) == ARGV[1] then redis.call(\"del\",ks[i]) r = r + 1 "
-    "local c = \"redlock:released:\" .. (string.match(ks[i], \"^(.*%zp)%d+$\") or ks[i]) "
+    "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp then redis.call(\"del\",sp .. \"T\" .. ARGV[1]) end "
+    "local c = \"redlock:released:\" .. (sp or ks[i]) "
     "local s = redis.pcall(\"pubsub\",\"numsub\",c) "
     "if type(s) == \"table\" and s[2] and s[2] > 0 then "
     "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
@@ -111,7 +112,7 @@ const char rl_script_release_all[] =
     "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
     "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end end end "
     "if r == #ks then return 1 end return 0";
-const char rl_script_release_all_sha[] = "70d8b636299b7a238d77484b83037c4ed9e13fea";
+const char rl_script_release_all_sha[] = "0d4816d47264ccfdf487f7a1987f06c4b4e230f6";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
 const char rl_script_extend_all[] =
@@ -154,9 +155,25 @@ const char rl_script_permit[] =
     "table.sort(got) local out = {} local i = 1 while i <= #got do local j = i "
     "while j < #got and got[j + 1] == got[j] + 1 do j = j + 1 end "
     "if j > i then out[#out + 1] = got[i] .. \"-\" .. got[j] else out[#out + 1] = tostring(got[i]) end i = j + 1 end "
-    "r = table.concat(out, \",\") end end "
+    "r = table.concat(out, \",\") redis.call(\"set\",sp .. \"T\" .. ARGV[1],r,\"PX\",ARGV[2]) end end "
     "if not ARGV[6] then return r end " RL_LUA_MAXTTL("ARGV[6]", "ARGV[2]") "return {r, m, a}";
-const char rl_script_permit_sha[] = "a92869687cee7acc42832e6bf0cf66318534d9cf";
+/* The cleanup of an attempt on a node whose answer the client did not keep
+ * (it decided without it, or kept other slots): the slots the attempt set
+ * there, which its script remembered in r "\0pT" token, go, but for those
+ * in ARGV[2] (the kept ones, as ranges; "" none). Queued behind the attempt
+ * on the same connection, so it always finds what the attempt set; a
+ * command of the same size whatever the limit. */
+const char rl_script_permit_trim[] =
+    "local sp = KEYS[1] local tk = sp .. \"T\" .. ARGV[1] local t = redis.call(\"get\",tk) if not t then return 0 end "
+    "redis.call(\"del\",tk) local keep = {} "
+    "for a, b in string.gmatch(ARGV[2] .. \",\", \"(%d+)-?(%d*),\") do "
+    "for s = tonumber(a), tonumber(b ~= \"\" and b or a) do keep[s] = true end end local n = 0 "
+    "for a, b in string.gmatch(t .. \",\", \"(%d+)-?(%d*),\") do "
+    "for s = tonumber(a), tonumber(b ~= \"\" and b or a) do "
+    "if not keep[s] and redis.call(\"get\",sp .. s) == ARGV[1] then redis.call(\"del\",sp .. s) n = n + 1 end end end "
+    "return n";
+const char rl_script_permit_trim_sha[] = "0c5b895ad565dec5d757b4bd7da29b9533eb0c1e";
+const char rl_script_permit_sha[] = "f25a90475da5c6ca26b0ea04eedcb970b1240565";
 
 int rl_key_is_list(const char *key, size_t keylen) { return keylen > 0 && key[0] == '\0'; }
 
@@ -1016,20 +1033,38 @@ static char *slot_list(const char *sp, size_t splen, const uint64_t *keep, int l
     return buf;
 }
 
-/* release (token-checked, queued) of the slots in list on the nodes not in skip */
-static int permit_release(const rl_ctx *c, const char *list, size_t len, const rl_lock_info *info, uint64_t tag,
-                          uint64_t skip)
+/* the slots in bits as ranges ("3-5,9") into buf; its length */
+static size_t permit_ranges(const uint64_t *bits, int limit, char *buf, size_t cap)
 {
-    rl_cmd rel;
+    size_t len = 0;
+    for (int s = 0; s < limit; s++) {
+        if (!(bits[s / 64] >> (s % 64) & 1)) continue;
+        int e = s;
+        while (e + 1 < limit && (bits[(e + 1) / 64] >> ((e + 1) % 64) & 1)) e++;
+        int w = e > s ? snprintf(buf + len, cap - len, "%s%d-%d", len ? "," : "", s, e)
+                      : snprintf(buf + len, cap - len, "%s%d", len ? "," : "", s);
+        if (w < 0 || (size_t)w >= cap - len) return len;
+        len += (size_t)w;
+        s = e;
+    }
+    return len;
+}
+
+/* the cleanup (rl_script_permit_trim, queued behind the attempt) on the nodes not in skip */
+static int permit_trim(const rl_ctx *c, const char *sp, size_t splen, const uint64_t *keep, int limit,
+                       const rl_lock_info *info, uint64_t tag, uint64_t skip)
+{
+    rl_cmd cmd;
     rl_result rr[RL_MAX_NODES];
-    if (len == 0) return 0;
-    eval_cmd(&rel, rl_script_release, rl_script_release_sha, list, len, NULL, info->token, info->token_len);
-    release_id(&rel);
-    rel.op = RL_OP_RELEASE;
-    rel.tag = tag; /* behind the permit's script on each connection */
-    rel.nowait = 1;
-    rel.skip = skip;
-    return c->tp->fanout(c->tp->ctx, &rel, rr, c->n, NULL, NULL);
+    char kept[RL_MAX_PERMITS * 6];
+    size_t klen = permit_ranges(keep, limit, kept, sizeof(kept));
+    eval_cmd(&cmd, rl_script_permit_trim, rl_script_permit_trim_sha, sp, splen, NULL, info->token, info->token_len);
+    arg(&cmd, kept, klen);
+    cmd.op = RL_OP_RELEASE;
+    cmd.tag = tag; /* behind the permit's script on each connection, kept for a reconnect */
+    cmd.nowait = 1;
+    cmd.skip = skip;
+    return c->tp->fanout(c->tp->ctx, &cmd, rr, c->n, NULL, NULL);
 }
 
 int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, int weight, int ttl_ms,
@@ -1094,55 +1129,39 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
                 kept++;
             }
         if (call) call->ok = kept >= weight ? q : 0;
-        /* the cleanup goes to every node that may have set a slot: not
-         * those that answered without one (they set none) */
-        uint64_t skip = 0, bits[RL_MAX_PERMITS / 64];
-        int extras = 0; /* a node may hold a slot we do not keep */
-        for (int i = 0; i < n; i++) {
-            int named = res[i].state == RL_ANSWERED && permit_slots(&res[i].reply, limit, bits);
-            int none = res[i].state == RL_ANSWERED && !res[i].resent && !named;
-            if (none || !res[i].sent) {
-                skip |= (uint64_t)1 << i;
-                continue;
-            }
-            if (!named) {
-                extras = 1; /* no answer (yet): any slot */
-                continue;
-            }
-            for (int k = 0; k < (limit + 63) / 64; k++) extras |= (bits[k] & ~keep[k]) != 0;
-        }
         tally ft = {.ok = kept >= weight ? q : 0, .failed = t->failed};
         int won =
             !t->other_limit && kept >= weight && !same_server(res, n) && acq_won(c, o, info, ttl_ms, t0, t1, &ft, call);
-        size_t len = 0;
-        char *extra = extras ? slot_list(sp, splen, keep, limit, 0, &len) : NULL; /* every slot but the kept */
-        if (extras && (!extra || permit_release(c, extra, len, info, tag, skip) != 0)) {
-            free(extra);
-            outcome = RL_ERROR;
-            if (won) { /* (the permit itself goes too: nothing is handed out) */
-                char *all = slot_list(sp, splen, keep, limit, 1, &len);
-                if (all) permit_release(c, all, len, info, tag, 0);
-                free(all);
-            }
-            break;
-        }
-        free(extra);
         if (won) {
             *slots = slot_list(sp, splen, keep, limit, 1, slotslen);
-            outcome = *slots ? RL_ACQUIRED : RL_ERROR;
-            if (!*slots) {
-                /* out of memory for the list: the slots are released */
-                uint64_t none[RL_MAX_PERMITS / 64] = {0};
-                char *all = slot_list(sp, splen, none, limit, 0, &len);
-                if (all) permit_release(c, all, len, info, tag, 0);
-                free(all);
-            }
-            break;
+            if (!*slots) won = 0; /* out of memory for the list: nothing is handed out */
         }
-        if (kept >= weight) { /* acq_won released nothing: the kept slots go too */
-            char *all = slot_list(sp, splen, keep, limit, 1, &len);
-            if (all) permit_release(c, all, len, info, tag, skip);
-            free(all);
+        /* the cleanup goes to every node that may hold a slot of this attempt
+         * we do not keep: those that answered other slots, or have not
+         * answered (a failed attempt keeps none) */
+        uint64_t none[RL_MAX_PERMITS / 64] = {0}, skip = 0, bits[RL_MAX_PERMITS / 64];
+        const uint64_t *final_keep = won ? keep : none;
+        for (int i = 0; i < n; i++) {
+            int named = res[i].state == RL_ANSWERED && permit_slots(&res[i].reply, limit, bits);
+            int extra = !res[i].sent ? 0 : res[i].state != RL_ANSWERED || res[i].resent;
+            if (named)
+                for (int k = 0; k < (limit + 63) / 64; k++) extra |= (bits[k] & ~final_keep[k]) != 0;
+            if (!extra) skip |= (uint64_t)1 << i;
+        }
+        if (~skip & (((uint64_t)1 << (n - 1) << 1) - 1)) {
+            if (permit_trim(c, sp, splen, final_keep, limit, info, tag, skip) != 0) {
+                if (won) { /* (nothing is handed out: the kept slots go too) */
+                    permit_trim(c, sp, splen, none, limit, info, tag, 0);
+                    free(*slots);
+                    *slots = NULL;
+                }
+                outcome = RL_ERROR;
+                break;
+            }
+        }
+        if (won) {
+            outcome = RL_ACQUIRED;
+            break;
         }
         outcome = t->failed + t->novote > n - q ? RL_NO_QUORUM : RL_CONFLICT;
         if (same_server(res, n)) outcome = RL_SAME_SERVER;

@@ -1653,12 +1653,11 @@ static void test_net_basic(void)
     r = admin(0, 0, "SCRIPT LOAD %s", rl_script_extend);
     CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_extend_sha) == 0);
     if (r) freeReplyObject(r);
-    const char *lists[5][2] = {{rl_script_acquire_all, rl_script_acquire_all_sha},
-                               {rl_script_release_all, rl_script_release_all_sha},
-                               {rl_script_extend_all, rl_script_extend_all_sha},
-                               {rl_script_held_all, rl_script_held_all_sha},
-                               {rl_script_permit, rl_script_permit_sha}};
-    for (int k = 0; k < 5; k++) {
+    const char *lists[6][2] = {
+        {rl_script_acquire_all, rl_script_acquire_all_sha}, {rl_script_release_all, rl_script_release_all_sha},
+        {rl_script_extend_all, rl_script_extend_all_sha},   {rl_script_held_all, rl_script_held_all_sha},
+        {rl_script_permit, rl_script_permit_sha},           {rl_script_permit_trim, rl_script_permit_trim_sha}};
+    for (int k = 0; k < 6; k++) {
         r = admin(0, 0, "SCRIPT LOAD %s", lists[k][0]);
         CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, lists[k][1]) == 0);
         if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, lists[k][1]) != 0))
@@ -1779,6 +1778,45 @@ static void test_net_key_list(void)
         CHECK_EQ(admin_int(i, 0, "DEL %b", "kl:a\0a", (size_t)6), 1); /* the nonce, by its TTL else */
     }
     tnet_close(&t);
+}
+
+/* A failed lockAll() attempt's cleanup is not waited for: on a fresh
+ * connection, and after SCRIPT FLUSH, its NOSCRIPT is retried once the
+ * scripts are loaded again; the list's release script must be among them
+ * (it was not: the cleanup was lost, our keys stayed until their TTL) */
+static void test_net_list_cleanup_noscript(void)
+{
+    NET_REQUIRE_NODES();
+    static const char list[] = "\0\0\4nl:a\0\4nl:b";
+    const char *keys[2] = {"nl:a", "nl:b"};
+    rl_opts o = ONE_TRY;
+    rl_lock_info info;
+    rl_call call;
+    for (int round = 0; round < 2; round++) {
+        tnet t;
+        REQUIRE(tnet_open(&t, NNODES) == 0);
+        for (int i = 0; i < NNODES; i++) admin_int(i, 0, "DEL nl:a nl:b");
+        if (round == 1) {
+            CHECK_EQ(echo_all(&t, "nl-connect", call.res), NNODES); /* connected, scripts loaded */
+            for (int i = 0; i < NNODES; i++) {
+                redisReply *r = admin(i, 0, "SCRIPT FLUSH");
+                if (r) freeReplyObject(r);
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            redisReply *r = admin(i, 0, "SET nl:b foreign PX 10000");
+            if (r) freeReplyObject(r);
+        }
+        CHECK_OUT(rl_acquire(&t.ctx, list, sizeof(list) - 1, 10000, &o, &info, &call), RL_CONFLICT);
+        CHECK_EQ(echo_all(&t, "nl-sync", call.res), NNODES); /* the queued cleanup has run */
+        for (int i = 3; i < NNODES; i++) {
+            int left = keys_with(i, keys, 2, info.token);
+            if (left)
+                check_failf(__FILE__, __LINE__, "round %d: node %d kept %d keys of the failed attempt", round, i, left);
+        }
+        for (int i = 0; i < NNODES; i++) admin_int(i, 0, "DEL nl:a nl:b");
+        tnet_close(&t);
+    }
 }
 
 /* semaphores (API.md "Semaphores"): a permit is a quorum on one slot */
@@ -1912,12 +1950,18 @@ static void test_net_permit(void)
     CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 2, 1, 10000, &o, &p[0], &slots[0], &sl[0], &other, &call),
               RL_ACQUIRED);
     CHECK(slots[0] && sl[0] == 1 + 2 + 8 && memcmp(slots[0] + 3, "sem:a\0p1", 8) == 0);
+    if (!slots[0]) describe("permit", call.res, NNODES);
     CHECK_EQ(echo_all(&t, "sem-sync4", call.res), NNODES);
     int ours = 0;
     for (int i = 0; i < NNODES; i++) ours += slot_holders(base, 2, p[0].token, i);
     CHECK_EQ(ours, 4);
     free(slots[0]);
     del_slots(base, 8);
+    /* (and what the attempts remembered, "sem:a\0pT" token, by its TTL else) */
+    for (int i = 0; i < NNODES; i++) {
+        redisReply *r = admin(i, 0, "FLUSHDB");
+        if (r) freeReplyObject(r);
+    }
     tnet_close(&t);
 }
 
@@ -2609,8 +2653,9 @@ static void scripted_stop(scripted *s)
     unlink(s->path);
 }
 
-#define HS_REPLIES \
-    "$40\r\nd3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a\r\n$40\r\nd32a34799dd1bc93aa6d1f1b91225666f1ee20af\r\n$40\r\n7cd269a3848b89013e8475f101fe6b6822d826f2\r\n$40\r\n97b77d76a61b99fba77e985b4ba52bcb4d70c9a1\r\n"
+/* the answers to the SCRIPT LOADs of a connect (rlc_queue_scripts: 10 scripts) */
+#define HS_SHA "$40\r\n0123456789012345678901234567890123456789\r\n"
+#define HS_REPLIES HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
@@ -3385,27 +3430,27 @@ static void test_net_tls_passphrase_dropped(void)
 #define NET_TLS_TESTS
 #endif
 
-#define NET_TESTS                                                                                               \
-    {"net_basic", test_net_basic}, {"net_key_list", test_net_key_list}, {"net_permit", test_net_permit},        \
-        {"net_paused_node", test_net_paused_node}, {"net_restart_reconnect", test_net_restart_reconnect},       \
-        {"net_refused_backoff", test_net_refused_backoff}, {"net_auth", test_net_auth},                         \
-        {"net_select_db", test_net_select_db}, {"net_script_flush", test_net_script_flush},                     \
-        {"net_unix_socket", test_net_unix_socket}, {"net_conn_check", test_net_conn_check},                     \
-        {"net_fork", test_net_fork}, {"net_reply_sizes", test_net_reply_sizes},                                 \
-        {"net_late_noscript_release", test_net_late_noscript_release},                                          \
-        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                \
-        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                            \
-        {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply}, \
-        {"net_drain_after_handshake", test_net_drain_after_handshake},                                          \
-        {"net_release_not_overtaken", test_net_release_not_overtaken},                                          \
-        {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},     \
-        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                          \
-        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                            \
-        {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                              \
-        {"net_abandon_replays_release", test_net_abandon_replays_release},                                      \
-        {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                        \
-        {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                            \
-        {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server}, \
+#define NET_TESTS                                                                                                 \
+    {"net_basic", test_net_basic}, {"net_key_list", test_net_key_list}, {"net_permit", test_net_permit},          \
+        {"net_list_cleanup_noscript", test_net_list_cleanup_noscript}, {"net_paused_node", test_net_paused_node}, \
+        {"net_restart_reconnect", test_net_restart_reconnect}, {"net_refused_backoff", test_net_refused_backoff}, \
+        {"net_auth", test_net_auth}, {"net_select_db", test_net_select_db},                                       \
+        {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                   \
+        {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                     \
+        {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release}, \
+        {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                  \
+        {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                              \
+        {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
+        {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
+        {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
+        {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
+        {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
+        {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                              \
+        {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                                \
+        {"net_abandon_replays_release", test_net_abandon_replays_release},                                        \
+        {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
+        {"net_set_behind_gate_sent", test_net_set_behind_gate_sent},                                              \
+        {"net_backoff_keeps_quorum", test_net_backoff_keeps_quorum}, {"net_same_server", test_net_same_server},   \
         {"net_auth_backoff_reason", test_net_auth_backoff_reason}, NET_TLS_TESTS
 
 /* ====================================================================== */
