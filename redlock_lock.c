@@ -110,6 +110,9 @@ static int key_metrics_resource(zend_string *key, size_t pl)
     const char *k = ZSTR_VAL(key);
     size_t kl = ZSTR_LEN(key), pos = 1;
     if (rl_key_is_list(k, kl) && !rl_list_next(ZSTR_VAL(key), ZSTR_LEN(key), &pos, &k, &kl)) kl = pl;
+    /* a permit's slot key, resource "\0p" i: its resource (no resource holds a NUL) */
+    const char *z = kl > pl ? memchr(k + pl, '\0', kl - pl) : NULL;
+    if (z) kl = (size_t)(z - k);
     return php_redlock_metrics_resource(k + pl, kl >= pl ? kl - pl : 0);
 }
 

@@ -70,6 +70,12 @@ $f->release();
 // the pool-wide metrics count permits under their own mode
 preg_match('/^redlock_acquisitions_total\{mode="permit"\} (\d+)/m', RedLock::metrics(), $m);
 echo "metrics: permits counted: ", ((int) ($m[1] ?? 0)) >= 10 ? 'yes' : json_encode($m), "\n";
+// a permit's release counts under its resource, not a slot key (resource "\0p" i: a label
+// "name%00p0" per slot); a name without ':' is its own label
+$nc = 'semnc' . bin2hex(random_bytes(4));
+$rl->semaphore($nc, 2, 1000)->release();
+$text = RedLock::metrics();
+echo "metrics: releases under the resource: ", str_contains($text, "resource=\"$nc\"") && !str_contains($text, "$nc%00") ? 'yes' : 'no', "\n";
 rl_expect('limit 0', fn() => $rl->semaphore($r, 0, 1000), 'ValueError', '$limit', '1 and 1024');
 rl_expect('limit 1025', fn() => $rl->semaphore($r, 1025, 1000), 'ValueError', '$limit');
 rl_expect('weight 0', fn() => $rl->semaphore($r, 3, 1000, ['weight' => 0]), 'ValueError', 'weight');
@@ -80,6 +86,7 @@ rl_expect('ttl', fn() => $rl->semaphore($r, 3, 0), 'ValueError', '$ttl');
 rl_expect('resource', fn() => $rl->semaphore('', 3, 10), 'ValueError', '$resource');
 rl_expect('unknown option', fn() => $rl->semaphore($r, 3, 10, ['nope' => 1]), 'ValueError', 'nope');
 rl_del("$r\0pL", ...array_map($slot, range(0, 4)));
+rl_del("$nc\0pL", "$nc\0p0", "$nc\0p1");
 ?>
 --EXPECT--
 3 of 3: permit,permit,permit
@@ -99,6 +106,7 @@ limit 1: taken, second: NULL
 after its ttl: taken
 fence: yes
 metrics: permits counted: yes
+metrics: releases under the resource: yes
 limit 0: ValueError ok
 limit 1025: ValueError ok
 weight 0: ValueError ok
