@@ -1013,17 +1013,17 @@ static int decide_permit(void *ud, const rl_result *res, int n)
     return t->other_limit || t->ok_slots >= t->weight || t->maybe_slots < t->weight;
 }
 
-/* the list of slot keys sp . i for the slots keep says (1) or not (0);
- * NULL when out of memory */
-static char *slot_list(const char *sp, size_t splen, const uint64_t *keep, int limit, int want, size_t *len)
+/* the key list of the slots sp . i kept (their bits in keep, count of them); NULL
+ * when out of memory */
+static char *slot_list(const char *sp, size_t splen, const uint64_t *keep, int limit, int count, size_t *len)
 {
-    size_t cap = 1 + (size_t)limit * (splen + 2 + 5);
+    size_t cap = 1 + (size_t)count * (splen + 2 + 5);
     char *buf = malloc(cap), key[RL_MAX_KEY + 16];
     if (!buf) return NULL;
     *len = 0;
     memcpy(key, sp, splen);
     for (int s = 0; s < limit; s++) {
-        if ((int)(keep[s / 64] >> (s % 64) & 1) != want) continue;
+        if (!(keep[s / 64] >> (s % 64) & 1)) continue;
         size_t kl = splen + (size_t)snprintf(key + splen, sizeof(key) - splen, "%d", s);
         if (rl_list_add(buf, cap, len, key, kl) != 0) {
             free(buf);
@@ -1133,7 +1133,7 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
         int won =
             !t->other_limit && kept >= weight && !same_server(res, n) && acq_won(c, o, info, ttl_ms, t0, t1, &ft, call);
         if (won) {
-            *slots = slot_list(sp, splen, keep, limit, 1, slotslen);
+            *slots = slot_list(sp, splen, keep, limit, weight, slotslen);
             if (!*slots) won = 0; /* out of memory for the list: nothing is handed out */
         }
         /* the cleanup goes to every node that may hold a slot of this attempt
