@@ -136,7 +136,8 @@ void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
  * full): what the per-resource calls below take. resource: as given, without the group's prefix */
 int php_redlock_metrics_resource(const char *resource, size_t len);
 /* an exclusive acquisition of resource slot res that took wait_us from the lock() call */
-void php_redlock_metrics_acquired(uint64_t wait_us, bool permit, int res);
+/* mode: 0 exclusive, 1 permit, 2 shared */
+void php_redlock_metrics_acquired(uint64_t wait_us, int mode, int res);
 /* a lock() call that returned null */
 void php_redlock_metrics_conflict(int res);
 /* a release a quorum confirmed of a lock acquired at acquired_us (rl_clock_monotonic;

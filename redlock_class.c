@@ -85,6 +85,52 @@ static zend_string *make_key(php_redlock_group *g, zend_string *resource)
                                ZSTR_LEN(resource));
 }
 
+/* A read lock's key (API.md "Read locks", rl.h rl_key_is_shared): the key
+ * list with an empty first entry; key (a key or a list) is released. */
+static zend_string *shared_key(zend_string *key)
+{
+    const char *k = ZSTR_VAL(key);
+    size_t kl = ZSTR_LEN(key), len;
+    zend_string *s;
+    if (rl_key_is_list(k, kl)) {
+        s = zend_string_alloc(kl + 2, 0);
+        memcpy(ZSTR_VAL(s), "\0\0\0", 3);
+        memcpy(ZSTR_VAL(s) + 3, k + 1, kl - 1);
+        len = kl + 2;
+    } else {
+        s = zend_string_alloc(kl + 5, 0);
+        memcpy(ZSTR_VAL(s), "\0\0\0", 3);
+        ZSTR_VAL(s)[3] = (char)(kl >> 8);
+        ZSTR_VAL(s)[4] = (char)(kl & 255);
+        memcpy(ZSTR_VAL(s) + 5, k, kl);
+        len = kl + 5;
+    }
+    ZSTR_VAL(s)[len] = '\0';
+    zend_string_release(key);
+    return s;
+}
+
+/* The per-call option 'shared' (a bool, no INI) taken out of options: *rest
+ * the others (a copy to release, or options itself); FAILURE when it threw. */
+static zend_result take_shared(HashTable *options, uint32_t argn, bool *shared, HashTable **rest, bool *copied)
+{
+    *shared = false;
+    *rest = options;
+    *copied = false;
+    zval *v = options ? zend_hash_str_find(options, "shared", sizeof("shared") - 1) : NULL;
+    if (!v) return SUCCESS;
+    ZVAL_DEREF(v);
+    if (Z_TYPE_P(v) != IS_TRUE && Z_TYPE_P(v) != IS_FALSE) {
+        zend_argument_type_error(argn, "\"shared\" must be of type bool, %s given", zend_zval_type_name(v));
+        return FAILURE;
+    }
+    *shared = Z_TYPE_P(v) == IS_TRUE;
+    *rest = zend_array_dup(options);
+    *copied = true;
+    zend_hash_str_del(*rest, "shared", sizeof("shared") - 1);
+    return SUCCESS;
+}
+
 static php_redlock_group *this_group(zval *this_zv)
 {
     php_redlock_obj *o = Z_REDLOCK_P(this_zv);
@@ -283,7 +329,8 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
             REDLOCK_G(acquired)++;
             l = php_redlock_lock_new(out, g, key, resource, resources, ttl, &info, &o, w, limit > 0);
             if (lost) php_redlock_lost_attach(l, lost);
-            php_redlock_metrics_acquired(l->acquired_us - called_us, limit > 0,
+            php_redlock_metrics_acquired(l->acquired_us - called_us,
+                                         limit > 0 ? 1 : rl_key_is_shared(ZSTR_VAL(key), ZSTR_LEN(key)) ? 2 : 0,
                                          php_redlock_metrics_resource(ZSTR_VAL(resource), ZSTR_LEN(resource)));
         }
     } else {
@@ -323,7 +370,13 @@ PHP_METHOD(RedLock, lock)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    if (!do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 3, return_value, &conflict, 0, 0)) {
+    bool shared, copied;
+    HashTable *rest;
+    if (take_shared(options, 3, &shared, &rest, &copied) != SUCCESS) RETURN_THROWS();
+    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, shared ? shared_key(make_key(g, resource)) : NULL,
+                                      NULL, ttl, rest, 3, return_value, &conflict, 0, 0);
+    if (copied) zend_array_release(rest);
+    if (!l) {
         if (EG(exception)) RETURN_THROWS();
         RETURN_NULL();
     }
@@ -368,6 +421,10 @@ PHP_METHOD(RedLock, semaphore)
             zend_argument_value_error(4, "\"token\" cannot be used with semaphore()");
             RETURN_THROWS();
         }
+        if (zend_hash_str_exists(options, "shared", sizeof("shared") - 1)) {
+            zend_argument_value_error(4, "\"shared\" cannot be used with semaphore() (a permit is never a read lock)");
+            RETURN_THROWS();
+        }
         rest = zend_array_dup(options);
         zend_hash_str_del(rest, "weight", sizeof("weight") - 1);
     }
@@ -399,11 +456,19 @@ PHP_METHOD(RedLock, lockAll)
         zend_string_release(key);
         RETURN_THROWS();
     }
+    bool shared, copied;
+    HashTable *rest;
+    if (take_shared(options, 3, &shared, &rest, &copied) != SUCCESS) {
+        zend_string_release(key);
+        RETURN_THROWS();
+    }
+    if (shared) key = shared_key(key);
     HashTable *list = resource_list(resources);
     zval *first = zend_hash_index_find(list, 0);
     php_redlock_lock_obj *l =
-        do_lock(Z_REDLOCK_P(ZEND_THIS), Z_STR_P(first), key, list, ttl, options, 3, return_value, &conflict, 0, 0);
+        do_lock(Z_REDLOCK_P(ZEND_THIS), Z_STR_P(first), key, list, ttl, rest, 3, return_value, &conflict, 0, 0);
     zend_array_release(list);
+    if (copied) zend_array_release(rest);
     if (!l) {
         if (EG(exception)) RETURN_THROWS();
         RETURN_NULL();
@@ -428,8 +493,12 @@ PHP_METHOD(RedLock, synchronized)
     ZEND_PARSE_PARAMETERS_END();
     php_redlock_group *g = this_group(ZEND_THIS);
     if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    php_redlock_lock_obj *l =
-        do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, options, 4, &lock_zv, &conflict, 0, 0);
+    bool shared, copied;
+    HashTable *rest;
+    if (take_shared(options, 4, &shared, &rest, &copied) != SUCCESS) RETURN_THROWS();
+    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, shared ? shared_key(make_key(g, resource)) : NULL,
+                                      NULL, ttl, rest, 4, &lock_zv, &conflict, 0, 0);
+    if (copied) zend_array_release(rest);
     if (!l) {
         if (EG(exception)) RETURN_THROWS();
         zend_throw_exception_ex(php_redlock_conflict_ce, 0, "synchronized: could not acquire the lock on \"%s\"",
@@ -522,8 +591,9 @@ PHP_METHOD(RedLock, restore)
         zend_argument_value_error(2, "must not contain NUL bytes");
         RETURN_THROWS();
     }
-    /* API.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive
-     * (read locks and permits, API.md's other modes, are not built yet) */
+    /* API.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive or
+     * shared (a permit's slots are known only to the nodes: not supported) */
+    bool shared = false;
     if (options) {
         ZEND_HASH_FOREACH_STR_KEY_VAL(options, k, v) {
             if (k && zend_string_equals_literal(k, "resources")) {
@@ -537,8 +607,9 @@ PHP_METHOD(RedLock, restore)
                     zend_argument_type_error(3, "\"mode\" must be of type string, %s given", zend_zval_type_name(v));
                     RETURN_THROWS();
                 }
-                if (!zend_string_equals_literal(Z_STR_P(v), "exclusive")) {
-                    zend_argument_value_error(3, "\"mode\" must be 'exclusive' (restoring a read lock or a permit is not supported by this version)");
+                shared = zend_string_equals_literal(Z_STR_P(v), "shared");
+                if (!shared && !zend_string_equals_literal(Z_STR_P(v), "exclusive")) {
+                    zend_argument_value_error(3, "\"mode\" must be 'exclusive' or 'shared' (restoring a permit is not supported by this version)");
                     RETURN_THROWS();
                 }
             } else {
@@ -548,7 +619,8 @@ PHP_METHOD(RedLock, restore)
         } ZEND_HASH_FOREACH_END();
     }
     if (!resources) {
-        php_redlock_lock_restored(return_value, g, make_key(g, resource), NULL, resource, token);
+        zend_string *key = make_key(g, resource);
+        php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, NULL, resource, token);
         return;
     }
     zend_string *key = key_list(g, resources, 3, "\"resources\" ");
@@ -563,7 +635,7 @@ PHP_METHOD(RedLock, restore)
         RETURN_THROWS();
     }
     HashTable *list = resource_list(resources);
-    php_redlock_lock_restored(return_value, g, key, list, resource, token);
+    php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, list, resource, token);
     zend_array_release(list);
 }
 

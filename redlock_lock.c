@@ -3,7 +3,7 @@
 
 static zend_object_handlers php_redlock_lock_handlers;
 /* Lock::$mode's value, interned at MINIT (read-only after it: shared by threads) */
-static zend_string *mode_exclusive, *mode_permit;
+static zend_string *mode_exclusive, *mode_permit, *mode_shared;
 
 /* A lock still held at request end (auto_release): independent of its object. */
 typedef struct php_redlock_held {
@@ -51,6 +51,7 @@ zend_result php_redlock_lock_class_init(zend_class_entry *ce)
     ce->create_object = php_redlock_lock_create;
     mode_exclusive = zend_string_init_interned("exclusive", sizeof("exclusive") - 1, 1);
     mode_permit = zend_string_init_interned("permit", sizeof("permit") - 1, 1);
+    mode_shared = zend_string_init_interned("shared", sizeof("shared") - 1, 1);
     memcpy(&php_redlock_lock_handlers, zend_get_std_object_handlers(), sizeof(zend_object_handlers));
     php_redlock_lock_handlers.offset = XtOffsetOf(php_redlock_lock_obj, std);
     php_redlock_lock_handlers.free_obj = php_redlock_lock_free;
@@ -263,7 +264,8 @@ int php_redlock_held_release_all(bool ending)
 
 /* ---------- a new lock ---------- */
 
-/* $resources and $mode: lockAll()'s list, else [$resource]; 'permit' or 'exclusive' */
+/* $resources and $mode: lockAll()'s list, else [$resource]; 'permit', 'shared' (a read
+ * lock's key list, rl_key_is_shared) or 'exclusive' */
 static void set_resources(php_redlock_lock_obj *l, zend_string *resource, HashTable *resources, bool permit)
 {
     zval *p = REDLOCK_LOCK_PROP(l, RESOURCES);
@@ -273,7 +275,9 @@ static void set_resources(php_redlock_lock_obj *l, zend_string *resource, HashTa
         array_init_size(p, 1);
         add_next_index_str(p, zend_string_copy(resource));
     }
-    ZVAL_INTERNED_STR(REDLOCK_LOCK_PROP(l, MODE), permit ? mode_permit : mode_exclusive);
+    ZVAL_INTERNED_STR(REDLOCK_LOCK_PROP(l, MODE), permit                                          ? mode_permit
+                                                  : rl_key_is_shared(ZSTR_VAL(l->key), ZSTR_LEN(l->key)) ? mode_shared
+                                                                                                     : mode_exclusive);
 }
 
 php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,

@@ -622,7 +622,7 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
 
     buf_head(&b, "redlock_acquisitions_total", "counter",
              "Locks acquired by lock(), synchronized() and lockAll() (mode exclusive) and permits by "
-             "semaphore() (mode permit); shared (read locks) stays 0 until those exist.");
+             "semaphore() (mode permit); read locks (the option shared) count under mode shared.");
     buf_sample(&b, "redlock_acquisitions_total", "mode=\"exclusive\"", counter(t, REDLOCK_M_ACQ_EXCLUSIVE));
     buf_sample(&b, "redlock_acquisitions_total", "mode=\"shared\"", counter(t, REDLOCK_M_ACQ_SHARED));
     buf_sample(&b, "redlock_acquisitions_total", "mode=\"permit\"", counter(t, REDLOCK_M_ACQ_PERMIT));
@@ -822,10 +822,10 @@ void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n) { rlm_add(&r
 
 int php_redlock_metrics_resource(const char *resource, size_t len) { return res_claim(rlm_t, resource, len); }
 
-void php_redlock_metrics_acquired(uint64_t wait_us, bool permit, int res)
+void php_redlock_metrics_acquired(uint64_t wait_us, int mode, int res)
 {
     rlm_table *t = rlm_t;
-    rlm_add(&t->counter[permit ? REDLOCK_M_ACQ_PERMIT : REDLOCK_M_ACQ_EXCLUSIVE], 1);
+    rlm_add(&t->counter[mode == 1 ? REDLOCK_M_ACQ_PERMIT : mode == 2 ? REDLOCK_M_ACQ_SHARED : REDLOCK_M_ACQ_EXCLUSIVE], 1);
     rlm_add(&t->res[res].c[RLM_RES_ACQ], 1);
     rlm_observe(&t->wait, &rlm_wait, wait_us);
 }

@@ -400,6 +400,11 @@ zend_result php_redlock_opts_apply(php_redlock_opts *o, HashTable *ht, uint32_t 
             return FAILURE;
         }
         const php_redlock_opt_def *d = opt_find(key);
+        if (!d && zend_string_equals_literal(key, "shared")) {
+            /* (lock(), lockAll() and synchronized() take it out before) */
+            zend_argument_value_error(argn, "\"shared\" is a per-call option (lock(), lockAll(), synchronized()) and cannot be set in the constructor");
+            return FAILURE;
+        }
         if (!d) {
             zend_argument_value_error(argn, "contains unknown option \"%s\"", ZSTR_VAL(key));
             return FAILURE;

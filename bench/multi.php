@@ -1,5 +1,5 @@
 <?php
-// bench/multi.php -- lockAll() and semaphore() permits against lock(): uncontended acquire+release cycles,
+// bench/multi.php -- lockAll(), read locks (shared) and semaphore() permits against lock(): uncontended acquire+release cycles,
 // side by side in one run (interleaved rounds, the same nodes and connections).
 //
 //   php -d extension=modules/redlock.so bench/multi.php [CYCLES_PER_ROUND] [ROUNDS]
@@ -21,6 +21,7 @@ $shapes = [
     'lock()' => fn() => $rl->lock("$run:r0", 10000),
     'lockAll(2)' => fn() => $rl->lockAll(["$run:r0", "$run:r1"], 10000),
     'lockAll(10)' => fn() => $rl->lockAll(array_map(fn($i) => "$run:r$i", range(0, 9)), 10000),
+    'shared' => fn() => $rl->lock("$run:sh", 10000, ['shared' => true]),
     'permit/3' => fn() => $rl->semaphore("$run:s3", 3, 10000),
     'permit/100' => fn() => $rl->semaphore("$run:s100", 100, 10000),
 ];

@@ -30,6 +30,10 @@ extern "C" {
 #define RL_MAX_LIST 64
 #define RL_LIST_KEY_MAX 65535
 int rl_key_is_list(const char *key, size_t keylen);
+/* A read lock (API.md "Read locks") is a key list whose first entry is
+ * empty ("\0" "\0\0" then the keys): its scripts are the readers' (rl_lock.c
+ * rl_script_acquire_shared); rl_list_next() skips the empty entry. */
+int rl_key_is_shared(const char *key, size_t keylen);
 int rl_list_next(const char *list, size_t len, size_t *pos, const char **k, size_t *kl);
 /* appends key to the list in buf (cap bytes; *len 0: a new list); -1 when it does not fit */
 int rl_list_add(char *buf, size_t cap, size_t *len, const char *key, size_t keylen);
@@ -234,7 +238,7 @@ typedef struct rl_result {
 } rl_result;
 
 /* ---- one command to all nodes ---- */
-#define RL_MAX_ARGS 10
+#define RL_MAX_ARGS 12
 #define RL_RELEASE_ID_LEN 16
 
 /* What a command does to a lock key, so the connection can keep a release in

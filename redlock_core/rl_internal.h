@@ -27,6 +27,12 @@ extern const char rl_script_acquire_all[], rl_script_acquire_all_sha[];
 extern const char rl_script_release_all[], rl_script_release_all_sha[];
 extern const char rl_script_extend_all[], rl_script_extend_all_sha[];
 extern const char rl_script_held_all[], rl_script_held_all_sha[];
+/* read locks' (a list whose first entry is empty, rl_key_is_shared) */
+extern const char rl_script_acquire_shared[], rl_script_acquire_shared_sha[];
+extern const char rl_script_release_shared[], rl_script_release_shared_sha[];
+extern const char rl_script_extend_shared[], rl_script_extend_shared_sha[];
+extern const char rl_script_held_shared[], rl_script_held_shared_sha[];
+extern const char rl_script_shared_confirm[], rl_script_shared_confirm_sha[];
 /* a semaphore's permit: the first free slots (rl_acquire_permit) */
 extern const char rl_script_permit[], rl_script_permit_sha[];
 extern const char rl_script_permit_trim[], rl_script_permit_trim_sha[];

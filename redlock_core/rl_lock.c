@@ -18,9 +18,20 @@
  * tells two releases by the same owner apart.
  * With a second key (KEYS[2], ARGV[3]: the attempt's key and nonce, see
  * rl_acquire) it is the cleanup of one failed attempt with a caller-chosen
- * token: it deletes only what that attempt set. */
+ * token: it deletes only what that attempt set, and where that attempt
+ * promoted our read lock (key "\0o" holds the nonce and the read lock's
+ * expiry) it gives the read lock back as it was. */
+/* the node's time in ms (TIME before a write: effects replication, asked for first) */
+#define RL_LUA_NOW \
+    "local tn = redis.call(\"time\") local now = tonumber(tn[1]) * 1000 + math.floor(tonumber(tn[2]) / 1000) "
 const char rl_script_release[] =
-    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end "
+    "if KEYS[2] then if redis.replicate_commands then redis.replicate_commands() end "
+    "if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) "
+    "local ok = KEYS[1] .. \"\\0o\" local o = redis.call(\"get\",ok) "
+    "if o and string.sub(o, 1, #ARGV[3] + 1) == ARGV[3] .. \":\" and redis.call(\"get\",KEYS[1]) == ARGV[1] then " RL_LUA_NOW
+    "local old = tonumber(string.sub(o, #ARGV[3] + 2)) redis.call(\"del\",ok) if old > now then "
+    "redis.call(\"zadd\",KEYS[1] .. \"\\0r\",old,ARGV[1]) redis.call(\"pexpire\",KEYS[1] .. \"\\0r\",old - now) "
+    "redis.call(\"set\",KEYS[1],\"\\0s\",\"PX\",old - now) return 1 end end end "
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
     "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" "
@@ -30,7 +41,7 @@ const char rl_script_release[] =
     "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
     "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end "
     "return r else return 0 end";
-const char rl_script_release_sha[] = "d3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a";
+const char rl_script_release_sha[] = "ea47ff011048432145b2a160752c48b99bfc3af6";
 /* An attempt done by script: SET NX PX, and when it set the key,
  * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
  *   holding back stand down (a waiter's attempt);
@@ -55,15 +66,38 @@ const char rl_script_release_sha[] = "d3ebe95e38c005e51eaf0fbba9ea96665ec0cd3a";
  * - with a second key, the attempt's nonce (ARGV[4]) in KEYS[2], with the
  *   same TTL (an attempt with a caller-chosen token: its cleanup, the release
  *   script with that key, then deletes only what this attempt set).
- * With ARGV[5], the maxttl key: raised to the TTL if lower, and the answer
- * is [SET's answer, stored TTL, its age] (rl_reply.aux). */
+ * With ARGV[5] (not ""), the maxttl key: raised to the TTL if lower, and the
+ * answer is [SET's answer, stored TTL, its age] (rl_reply.aux).
+ * Read locks (API.md "Read locks", rl_script_acquire_shared): where readers
+ * hold the key (its value "\0s", no token's), the SET fails as for any
+ * holder, so an exclusive lock() costs its one script when there is none.
+ * Then, with ARGV[6] (a waiting exclusive lock(): ms), the attempt enters
+ * the waiting writers (ZSET key "\0w", our token until now + ARGV[6]) that
+ * hold new readers back, and leaves it when it wins; with a caller-chosen
+ * token that is the only reader, it promotes that read lock: the key takes
+ * our token (PX at least what the read lock had left), and "\0o" keeps the
+ * nonce and the read lock's expiry for the cleanup to give it back. */
 const char rl_script_acquire[] =
-    "if ARGV[5] and redis.replicate_commands then redis.replicate_commands() end "
+    "local mk = ARGV[5] if mk == \"\" then mk = nil end "
+    "if (mk or ARGV[6] or KEYS[2]) and redis.replicate_commands then redis.replicate_commands() end "
     "local r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) "
     "if r then if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
+    "if ARGV[6] then redis.call(\"zrem\",KEYS[1] .. \"\\0w\",ARGV[1]) end "
     "if ARGV[3] ~= \"\" then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1] .. \"\\0\" .. ARGV[3],\"acquired\") end "
-    "end if not ARGV[5] then return r end " RL_LUA_MAXTTL("ARGV[5]", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_sha[] = "97b77d76a61b99fba77e985b4ba52bcb4d70c9a1";
+    "elseif (KEYS[2] or ARGV[6]) and redis.call(\"get\",KEYS[1]) == \"\\0s\" then " RL_LUA_NOW
+    "local rk = KEYS[1] .. \"\\0r\" redis.call(\"zremrangebyscore\",rk,\"-inf\",now) "
+    "local mine = redis.call(\"zscore\",rk,ARGV[1]) "
+    "if KEYS[2] and mine and redis.call(\"zcard\",rk) == 1 then "
+    "local old = tonumber(mine) local px = math.max(tonumber(ARGV[2]), old - now) "
+    "redis.call(\"set\",KEYS[1],ARGV[1],\"PX\",px) redis.call(\"del\",rk) "
+    "redis.call(\"set\",KEYS[1] .. \"\\0o\",ARGV[4] .. \":\" .. string.format(\"%d\", old),\"PX\",px) "
+    "redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",px) r = redis.status_reply(\"OK\") "
+    "if ARGV[6] then redis.call(\"zrem\",KEYS[1] .. \"\\0w\",ARGV[1]) end "
+    "elseif ARGV[6] then local wk = KEYS[1] .. \"\\0w\" redis.call(\"zremrangebyscore\",wk,\"-inf\",now) "
+    "redis.call(\"zadd\",wk,now + tonumber(ARGV[6]),ARGV[1]) "
+    "if redis.call(\"pttl\",wk) < tonumber(ARGV[6]) then redis.call(\"pexpire\",wk,ARGV[6]) end end "
+    "end if not mk then return r end " RL_LUA_MAXTTL("mk", "ARGV[2]") "return {r, m, a}";
+const char rl_script_acquire_sha[] = "a9e202794fd9fe9b0fe0fdaa67d826e5bfa48a22";
 /* compare-and-pexpire; with ARGV[3], the maxttl key (as above): the answer is
  * [1 extended, 0 another owner's key, -1 no key; stored TTL; its age] */
 const char rl_script_extend[] =
@@ -130,6 +164,111 @@ const char rl_script_held_all[] =
     RL_LUA_SPLIT "for i = 1, #ks do if redis.call(\"get\",ks[i]) ~= ARGV[1] then return false end end return ARGV[1]";
 const char rl_script_held_all_sha[] = "d527e24f12198db62172583645495da05deb0dae";
 
+/* ---- read locks (API.md "Read locks"; why this is safe: HACKING.md "Read locks") ----
+ * A read lock's key list begins with an empty entry (rl_key_is_shared: no
+ * resource is empty, rl_list_next skips it). On each node, a key k held by
+ * readers has the value "\0s" (no token has a NUL) and its readers are the
+ * ZSET k "\0r": token -> the node's time (ms) when that reader expires. k
+ * lives as long as its longest-lived reader (PX from the largest score), so
+ * an exclusive SET NX fails while any reader is alive, and a reader that
+ * dies stops counting at its own expiry (entries past it are pruned). A
+ * reader never joins a key holding a token (an exclusive holder) nor one
+ * with waiting writers (ZSET k "\0w", see rl_script_acquire): no writer
+ * starvation. The arguments are those of the list's scripts. */
+#define RL_LUA_SPLIT_S                                                  \
+    "local ks = {} local b = KEYS[1] local p = 2 while p + 1 <= #b do " \
+    "local l = string.byte(b, p) * 256 + string.byte(b, p + 1) "        \
+    "if l > 0 then ks[#ks + 1] = string.sub(b, p + 2, p + 1 + l) end p = p + 2 + l end "
+/* the reader set's largest expiry (0 none) */
+#define RL_LUA_MAXEXP(rk)                                \
+    "local mx = 0 local top = redis.call(\"zrange\"," rk \
+    ",-1,-1,\"withscores\") if top[2] then mx = tonumber(top[2]) end "
+/* a release's message to the waiters of key c (as rl_script_release; h, id given) */
+#define RL_LUA_TELL(c)                                                                           \
+    "local s = redis.pcall(\"pubsub\",\"numsub\"," c ") "                                        \
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then "                                        \
+    "local ch = {} for k = 0, 7 do ch[k + 1] = " c " .. \"\\0\" .. k end "                       \
+    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "                                   \
+    "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] " \
+    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end "
+/* Every key or none: each must hold no token but ours, and (unless we read
+ * it already) no waiting writer nor another's pending demotion. Our own
+ * exclusive key (a caller-chosen token) is demoted: "\0s", with us as its
+ * reader, and k "\0c" (nonce ":" the exclusive expiry) holds other readers
+ * back until the client confirms (rl_script_shared_confirm) or the cleanup
+ * gives the exclusive lock back. The nonce key is written only when this
+ * attempt added something (a new reader, a demotion): the cleanup of a
+ * refresh must not remove the read lock it refreshed. */
+const char rl_script_acquire_shared[] =
+    "local mk = ARGV[5] if mk == \"\" then mk = nil end "
+    "if redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT_S RL_LUA_NOW
+    "local tk = ARGV[1] local ttl = tonumber(ARGV[2]) local nc = ARGV[4] if nc == \"\" then nc = nil end "
+    "local free, had, dem = true, {}, {} "
+    "for i, k in ipairs(ks) do local v = redis.call(\"get\",k) local rk = k .. \"\\0r\" "
+    "if v == tk and nc then dem[i] = true elseif v and v ~= \"\\0s\" then free = false break else "
+    "redis.call(\"zremrangebyscore\",rk,\"-inf\",now) if redis.call(\"zscore\",rk,tk) then had[i] = true else "
+    "local wk = k .. \"\\0w\" redis.call(\"zremrangebyscore\",wk,\"-inf\",now) "
+    "if redis.call(\"zcard\",wk) > 0 or redis.call(\"exists\",k .. \"\\0c\") == 1 then free = false break end "
+    "end end end "
+    "local r = false if free then local any = false for i, k in ipairs(ks) do local rk = k .. \"\\0r\" local old = 0 "
+    "if dem[i] then local pt = redis.call(\"pttl\",k) if pt > 0 then old = now + pt end end "
+    "redis.call(\"zadd\",rk,now + ttl,tk) " RL_LUA_MAXEXP(
+        "rk") "if old > mx then mx = old end "
+              "redis.call(\"set\",k,\"\\0s\",\"PX\",mx - now) redis.call(\"pexpire\",rk,mx - now) "
+              "if dem[i] then redis.call(\"set\",k .. \"\\0c\",nc .. \":\" .. string.format(\"%d\", old),\"PX\",mx - now) end "
+              "if not had[i] then any = true end "
+              "if ARGV[3] ~= \"\" then redis.pcall(\"publish\",\"redlock:released:\" .. k .. \"\\0\" .. ARGV[3],\"acquired\") end end "
+              "if KEYS[2] and any then redis.call(\"set\",KEYS[2],nc,\"PX\",ttl) end r = redis.status_reply(\"OK\") end "
+              "if not mk then return r end " RL_LUA_MAXTTL("mk", "ARGV[2]") "return {r, m, a}";
+/* 1 when we read every key (each of ours leaves; a key whose last reader
+ * left is deleted and its waiters told). With the attempt's key and nonce
+ * (the cleanup of a failed attempt): only where that attempt added us, and
+ * a demotion it made is undone (the key takes our token back, with the
+ * expiry it had). */
+const char rl_script_release_shared[] =
+    "if redis.replicate_commands then redis.replicate_commands() end "
+    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end " RL_LUA_SPLIT_S
+        RL_LUA_NOW
+    "local id = ARGV[2] or \"\" local h = 0 for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end "
+    "local r = 0 for _, k in ipairs(ks) do local rk = k .. \"\\0r\" local dk = k .. \"\\0c\" "
+    "local d = KEYS[2] and redis.call(\"get\",dk) "
+    "if d and string.sub(d, 1, #ARGV[3] + 1) == ARGV[3] .. \":\" then "
+    "local old = tonumber(string.sub(d, #ARGV[3] + 2)) redis.call(\"del\",dk) redis.call(\"zrem\",rk,ARGV[1]) "
+    "if redis.call(\"zcard\",rk) == 0 then redis.call(\"del\",rk) end "
+    "if old > now then redis.call(\"set\",k,ARGV[1],\"PX\",old - now) else redis.call(\"del\",k) end r = r + 1 "
+    "elseif redis.call(\"get\",k) == \"\\0s\" then redis.call(\"zremrangebyscore\",rk,\"-inf\",now) "
+    "if redis.call(\"zrem\",rk,ARGV[1]) == 1 then r = r + 1 end "
+    "if redis.call(\"zcard\",rk) == 0 then redis.call(\"del\",k,rk,dk) local c = \"redlock:released:\" .. k " RL_LUA_TELL(
+        "c") "else " RL_LUA_MAXEXP("rk") "redis.call(\"pexpire\",k,mx - now) redis.call(\"pexpire\",rk,mx - now) end end end "
+                                         "if r == #ks then return 1 end return 0";
+/* 1 every key read by us (each entry extended), -1 no key at all (a
+ * restarted node: repairable), 0 else (ours extended all the same) */
+const char rl_script_extend_shared[] =
+    "if redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT_S RL_LUA_NOW
+    "local ok, miss = 0, 0 for _, k in ipairs(ks) do local v = redis.call(\"get\",k) local rk = k .. \"\\0r\" "
+    "if v == \"\\0s\" then redis.call(\"zremrangebyscore\",rk,\"-inf\",now) if redis.call(\"zscore\",rk,ARGV[1]) then "
+    "redis.call(\"zadd\",rk,\"XX\",now + tonumber(ARGV[2]),ARGV[1]) " RL_LUA_MAXEXP(
+        "rk") "redis.call(\"pexpire\",k,mx - now) redis.call(\"pexpire\",rk,mx - now) ok = ok + 1 end "
+              "elseif not v then miss = miss + 1 end end "
+              "local r = 0 if ok == #ks then r = 1 elseif miss == #ks then r = -1 end "
+              "if not ARGV[3] then if r < 0 then return 0 end return r end " RL_LUA_MAXTTL(
+                  "ARGV[3]", "ARGV[2]") "return {r, m, a}";
+/* isHeld(): our token when we read every key (an entry not expired) */
+const char rl_script_held_shared[] = RL_LUA_SPLIT_S RL_LUA_NOW
+    "for _, k in ipairs(ks) do if redis.call(\"get\",k) ~= \"\\0s\" then return false end "
+    "local sc = redis.call(\"zscore\",k .. \"\\0r\",ARGV[1]) if not sc or tonumber(sc) <= now then return false end end "
+    "return ARGV[1]";
+/* after a won attempt with a caller-chosen token: its demotions are final
+ * (other readers may join); ARGV[1] the attempt's nonce */
+const char rl_script_shared_confirm[] = RL_LUA_SPLIT_S
+    "for _, k in ipairs(ks) do local d = redis.call(\"get\",k .. \"\\0c\") "
+    "if d and string.sub(d, 1, #ARGV[1] + 1) == ARGV[1] .. \":\" then redis.call(\"del\",k .. \"\\0c\") end end return 1";
+const char rl_script_acquire_shared_sha[] = "0b500bb8351d92443fe759aa2fea791af3a2db36";
+const char rl_script_release_shared_sha[] = "cddf287aa7006294250b7b0e1f4af3bcedfc701d";
+const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df75db";
+const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
+const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62bddd8";
+
 /* ---- semaphores (API.md "Semaphores"; why this is safe: HACKING.md "Semaphores") ----
  * A semaphore of limit L is L slots, each an ordinary RedLock mutex: slot i
  * of resource r is the key r "\0p" i, the stored limit r "\0pL" (no
@@ -177,15 +316,22 @@ const char rl_script_permit_sha[] = "f25a90475da5c6ca26b0ea04eedcb970b1240565";
 
 int rl_key_is_list(const char *key, size_t keylen) { return keylen > 0 && key[0] == '\0'; }
 
+int rl_key_is_shared(const char *key, size_t keylen)
+{
+    return keylen >= 3 && key[0] == '\0' && key[1] == '\0' && key[2] == '\0';
+}
+
 int rl_list_next(const char *list, size_t len, size_t *pos, const char **k, size_t *kl)
 {
-    if (*pos + 2 > len) return 0;
-    size_t l = (size_t)(unsigned char)list[*pos] << 8 | (unsigned char)list[*pos + 1];
-    if (*pos + 2 + l > len) return 0;
-    *k = list + *pos + 2;
-    *kl = l;
-    *pos += 2 + l;
-    return 1;
+    for (;;) {
+        if (*pos + 2 > len) return 0;
+        size_t l = (size_t)(unsigned char)list[*pos] << 8 | (unsigned char)list[*pos + 1];
+        if (*pos + 2 + l > len) return 0;
+        *k = list + *pos + 2;
+        *kl = l;
+        *pos += 2 + l;
+        if (l > 0) return 1; /* (an empty entry: a read lock's mark) */
+    }
 }
 
 int rl_list_add(char *buf, size_t cap, size_t *len, const char *key, size_t keylen)
@@ -502,8 +648,21 @@ static void arg(rl_cmd *cmd, const char *s, size_t len)
 /* EVALSHA sha numkeys key [nkey] token: the token-checked scripts of the spec
  * (nkey: the attempt's key of a caller-chosen token, see rl_acquire) */
 /* the list variant of a script (a key list, RL_KEY_LIST) */
-static void list_script(const char **script, const char **sha)
+static void list_script(const char **script, const char **sha, const char *key, size_t keylen)
 {
+    if (rl_key_is_shared(key, keylen)) {
+        if (*script == rl_script_acquire) {
+            *script = rl_script_acquire_shared;
+            *sha = rl_script_acquire_shared_sha;
+        } else if (*script == rl_script_release) {
+            *script = rl_script_release_shared;
+            *sha = rl_script_release_shared_sha;
+        } else if (*script == rl_script_extend) {
+            *script = rl_script_extend_shared;
+            *sha = rl_script_extend_shared_sha;
+        }
+        return;
+    }
     if (*script == rl_script_acquire) {
         *script = rl_script_acquire_all;
         *sha = rl_script_acquire_all_sha;
@@ -525,7 +684,7 @@ static void eval_cmd(rl_cmd *cmd, const char *script, const char *sha, const cha
     memset(cmd, 0, sizeof(*cmd));
     size_t nkeylen = keylen + 2;
     if (rl_key_is_list(key, keylen)) {
-        list_script(&script, &sha);
+        list_script(&script, &sha, key, keylen);
         size_t pos = 1, kl = 0;
         const char *k;
         if (nkey && rl_list_next(key, keylen, &pos, &k, &kl)) nkeylen = kl + 2; /* (its first key, then NUL 'a') */
@@ -682,6 +841,12 @@ typedef struct acq {
     int nonced;
     char nkey[RL_MAX_KEY + 2], nonce[RL_TOKEN_LEN + 1], noshard[1];
     char shard[2];
+    /* a waiting exclusive lock() of one key: its attempts after the first
+     * (wset, or want when announcing) hold new readers back (ARGV[6]: wms);
+     * wrem takes it out of the waiting writers when it gives up */
+    int writer, wrote;
+    rl_cmd wset, wann, wrem;
+    char wms[24], wkey[RL_MAX_KEY + 2];
 } acq;
 
 /* step 1, the token: the caller's (API.md "Restore": the caller vouches for
@@ -796,6 +961,50 @@ static const rl_waiter *acq_subscribe(acq *a, const rl_ctx *c, const rl_opts *o,
     return w;
 }
 
+/* step 3b (API.md "Read locks": no writer starvation), a waiting exclusive
+ * lock() of one key: its later attempts are the acquire script with ARGV[6],
+ * the time its entry among the waiting writers lasts unless renewed: two
+ * retry pauses and a round trip's margin (a writer that dies leaves by
+ * itself), and wrem removes it when the wait gives up. */
+static void writer_cmd(rl_cmd *dst, const rl_cmd *src, acq *a, const char *key, size_t keylen, const rl_lock_info *info)
+{
+    if (!src->script) {
+        /* the plain SET: as the script (no maxttl key: ARGV[4], ARGV[5] "") */
+        script_cmd(dst, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, a->ttllen);
+        arg(dst, a->noshard, 0);
+        dst->op = src->op;
+        dst->tag = src->tag;
+        dst->clock_check = src->clock_check;
+    } else {
+        *dst = *src;
+    }
+    int nk = dst->argv[2][0] - '0';
+    while (dst->argc - 3 - nk < 5) arg(dst, a->noshard, 0);
+    arg(dst, a->wms, strlen(a->wms));
+}
+
+static void acq_writer(acq *a, const rl_ctx *c, const rl_opts *o, const char *key, size_t keylen,
+                       const rl_lock_info *info, const rl_waiter *w, uint64_t deadline)
+{
+    (void)c;
+    a->writer = a->wrote = 0;
+    if (!deadline || rl_key_is_list(key, keylen) || keylen > RL_MAX_KEY) return;
+    a->writer = 1;
+    long long ms = 2 * ((long long)o->retry_delay_ms + o->retry_jitter_ms) + 1000;
+    fmt_int(a->wms, sizeof(a->wms), ms);
+    writer_cmd(&a->wset, &a->set, a, key, keylen, info);
+    if (w) writer_cmd(&a->wann, &a->ann, a, key, keylen, info);
+    memcpy(a->wkey, key, keylen);
+    a->wkey[keylen] = '\0';
+    a->wkey[keylen + 1] = 'w';
+    memset(&a->wrem, 0, sizeof(a->wrem));
+    arg(&a->wrem, "ZREM", 4);
+    arg(&a->wrem, a->wkey, keylen + 2);
+    arg(&a->wrem, info->token, info->token_len);
+    release_tag(&a->wrem, key, keylen, info->token);
+    a->wrem.nowait = 1;
+}
+
 /* step 4, the cleanup of a failed attempt. The spec: unlock all instances,
  * including those that did not answer (their SET may still land). Not those
  * that answered nil: our SET did not land there (the release would find
@@ -869,6 +1078,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     uint64_t first = c->clock->now_us(c->clock->ctx);
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
     const rl_waiter *w = acq_subscribe(&a, c, o, key, keylen, info, deadline);
+    acq_writer(&a, c, o, key, keylen, info, w, deadline);
     int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
@@ -880,6 +1090,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         /* a waiter's later attempts tell the other waiters of its shard when
          * they win, if there are some that hold back (three or more) */
         const rl_cmd *try_cmd = w && attempt > 0 && waiters > 2 ? &a.ann : &a.set;
+        if (a.writer && attempt > 0) {
+            try_cmd = try_cmd == &a.ann ? &a.wann : &a.wset;
+            a.wrote = 1;
+        }
         votes v = {.c = c, .drift_factor = o->drift_factor};
         if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, rs ? decide_votes : decide_ok_set, rs ? &v : NULL) != 0) {
             outcome = RL_ERROR;
@@ -910,6 +1124,22 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info)) break;
     }
     if (w) w->unsubscribe(w->ctx);
+    rl_result rr[RL_MAX_NODES];
+    if (a.wrote && outcome != RL_ACQUIRED) (void)c->tp->fanout(c->tp->ctx, &a.wrem, rr, n, NULL, NULL);
+    if (outcome == RL_ACQUIRED && a.nonced && rl_key_is_shared(key, keylen)) {
+        /* a demotion this attempt made is final: other readers may join */
+        rl_cmd conf;
+        memset(&conf, 0, sizeof(conf));
+        arg(&conf, "EVALSHA", 7);
+        arg(&conf, rl_script_shared_confirm_sha, RL_TOKEN_LEN);
+        arg(&conf, "1", 1);
+        arg(&conf, key, keylen);
+        arg(&conf, a.nonce, RL_TOKEN_LEN);
+        conf.script = rl_script_shared_confirm;
+        release_tag(&conf, key, keylen, info->token);
+        conf.nowait = 1;
+        (void)c->tp->fanout(c->tp->ctx, &conf, rr, n, NULL, NULL);
+    }
     return outcome;
 }
 
@@ -1367,12 +1597,13 @@ static int ask_nodes(const rl_ctx *c, const char *verb, const char *key, size_t 
         /* isHeld() of a key list: our token where every key holds it */
         if (!ud || yes != is_token) return RL_ERROR;
         const token_ref *tok = ud;
+        int sh = rl_key_is_shared(key, keylen);
         arg(&cmd, "EVALSHA", 7);
-        arg(&cmd, rl_script_held_all_sha, RL_TOKEN_LEN);
+        arg(&cmd, sh ? rl_script_held_shared_sha : rl_script_held_all_sha, RL_TOKEN_LEN);
         arg(&cmd, "1", 1);
         arg(&cmd, key, keylen);
         arg(&cmd, tok->token, tok->len);
-        cmd.script = rl_script_held_all;
+        cmd.script = sh ? rl_script_held_shared : rl_script_held_all;
     } else {
         arg(&cmd, verb, strlen(verb));
         arg(&cmd, key, keylen);

@@ -19,7 +19,7 @@ rl_expect('ttl', fn() => $rl->lockAll(['x'], 0), 'ValueError', '$ttl');
 rl_expect('ctor option', fn() => $rl->lockAll(['x'], 1000, ['timeout' => 5]), 'ValueError', 'timeout');
 rl_expect('unknown option', fn() => $rl->lockAll(['x'], 1000, ['nope' => 1]), 'ValueError', 'nope');
 $tok = str_repeat('t', 20);
-rl_expect('restore mode', fn() => $rl->restore('x', $tok, ['mode' => 'shared']), 'ValueError', 'mode');
+rl_expect('restore mode', fn() => $rl->restore('x', $tok, ['mode' => 'permit']), 'ValueError', 'mode');
 rl_expect('restore mode type', fn() => $rl->restore('x', $tok, ['mode' => 1]), 'TypeError', 'mode');
 rl_expect('restore resources type', fn() => $rl->restore('x', $tok, ['resources' => 'x']), 'TypeError', 'resources');
 rl_expect('restore resources dup', fn() => $rl->restore('x', $tok, ['resources' => ['x', 'x']]), 'ValueError', 'resources', 'twice');

@@ -6,6 +6,7 @@ namespace RedLock\Symfony;
 
 use RedLock\LockLostException;
 use RedLock\QuorumException;
+use Symfony\Component\Lock\BlockingSharedLockStoreInterface;
 use Symfony\Component\Lock\BlockingStoreInterface;
 use Symfony\Component\Lock\Exception\InvalidArgumentException;
 use Symfony\Component\Lock\Exception\InvalidTtlException;
@@ -16,6 +17,7 @@ use Symfony\Component\Lock\Exception\LockReleasingException;
 use Symfony\Component\Lock\Exception\LockStorageException;
 use Symfony\Component\Lock\Key;
 use Symfony\Component\Lock\PersistingStoreInterface;
+use Symfony\Component\Lock\SharedLockStoreInterface;
 use Symfony\Contracts\Service\ResetInterface;
 
 /**
@@ -47,14 +49,21 @@ use Symfony\Contracts\Service\ResetInterface;
  * be given: the store manages tokens, and its locks are never released at
  * request end.
  *
+ * Read locks (SharedLockStoreInterface, BlockingSharedLockStoreInterface):
+ * saveRead() is lock() with 'shared' => true. Promotion and demotion are the
+ * extension's: save() of a Key that holds a read lock turns it exclusive
+ * when it is the only reader (else LockConflictedException, and the read
+ * lock stays); saveRead() of a Key that holds the exclusive lock turns it
+ * shared. The Key's state keeps the mode.
+ *
  * Worker runtimes (FrankenPHP worker mode, RoadRunner, Swoole: one PHP request
  * serves many): the store is a ResetInterface service, so autoconfiguration tags
  * it kernel.reset and reset() runs between two requests; it calls
  * \RedLock::releaseAll(), what request end does under PHP-FPM.
  */
-final class RedLockStore implements PersistingStoreInterface, BlockingStoreInterface, ResetInterface
+final class RedLockStore implements PersistingStoreInterface, BlockingStoreInterface, SharedLockStoreInterface, BlockingSharedLockStoreInterface, ResetInterface
 {
-    /** The Key state entry: ['token' => string, 'fence' => ?int]. */
+    /** The Key state entry: ['token' => string, 'fence' => ?int, 'mode' => 'exclusive'|'shared']. */
     private const STATE = self::class;
 
     private const DEFAULT_TTL_MS = 300000;
@@ -119,11 +128,30 @@ final class RedLockStore implements PersistingStoreInterface, BlockingStoreInter
 
     public function waitAndSave(Key $key): void
     {
+        $this->waitAndAcquire($key, false);
+    }
+
+    public function saveRead(Key $key): void
+    {
+        $options = $this->options;
+        if (!isset($options['wait'])) {
+            $options += self::SAVE_DEFAULTS;
+        }
+        $this->acquire($key, $options, false, true);
+    }
+
+    public function waitAndSaveRead(Key $key): void
+    {
+        $this->waitAndAcquire($key, true);
+    }
+
+    private function waitAndAcquire(Key $key, bool $shared): void
+    {
         $options = $this->options;
         unset($options['retry_count']);
         $options += self::WAIT_DEFAULTS;
         $options['wait'] = self::WAIT_SLICE_MS;
-        while (!$this->acquire($key, $options, true)) {
+        while (!$this->acquire($key, $options, true, $shared)) {
             // the slice ran out: wait again, as long as it takes
         }
     }
@@ -195,10 +223,12 @@ final class RedLockStore implements PersistingStoreInterface, BlockingStoreInter
      *
      * @param array<string, mixed> $options
      */
-    private function acquire(Key $key, array $options, bool $blocking = false): bool
+    private function acquire(Key $key, array $options, bool $blocking = false, bool $shared = false): bool
     {
-        // saved already (save() twice, or a refresh): extend what this Key holds
-        if ($key->hasState(self::STATE)) {
+        $mode = $shared ? 'shared' : 'exclusive';
+        // saved already in this mode (save() twice, or a refresh): extend what this Key holds;
+        // in the other mode, lock() with its token promotes or demotes it
+        if ($key->hasState(self::STATE) && ($key->getState(self::STATE)['mode'] ?? 'exclusive') === $mode) {
             $held = $this->restore($key);
             try {
                 $extended = $held->extend($this->ttl);
@@ -214,7 +244,7 @@ final class RedLockStore implements PersistingStoreInterface, BlockingStoreInter
         }
         $token = $key->hasState(self::STATE) ? $key->getState(self::STATE)['token'] : bin2hex(random_bytes(20));
         try {
-            $lock = $this->redlock->lock((string) $key, $this->ttl, ['token' => $token] + $options);
+            $lock = $this->redlock->lock((string) $key, $this->ttl, ['token' => $token, 'shared' => $shared] + $options);
         } catch (QuorumException $e) {
             throw new LockAcquiringException(\sprintf('Failed to acquire the "%s" lock: %s', $key, $e->getMessage()), 0, $e);
         }
@@ -224,7 +254,7 @@ final class RedLockStore implements PersistingStoreInterface, BlockingStoreInter
             }
             throw new LockConflictedException(\sprintf('The "%s" lock is held by someone else.', $key));
         }
-        $key->setState(self::STATE, ['token' => $lock->token, 'fence' => $lock->fence]);
+        $key->setState(self::STATE, ['token' => $lock->token, 'fence' => $lock->fence, 'mode' => $mode]);
         $key->reduceLifetime($lock->remaining() / 1000);
         $this->checkNotExpired($key);
 
@@ -233,7 +263,9 @@ final class RedLockStore implements PersistingStoreInterface, BlockingStoreInter
 
     private function restore(Key $key): \RedLock\Lock
     {
-        return $this->redlock->restore((string) $key, $key->getState(self::STATE)['token']);
+        $state = $key->getState(self::STATE);
+
+        return $this->redlock->restore((string) $key, $state['token'], ['mode' => $state['mode'] ?? 'exclusive']);
     }
 
     /** As Symfony's stores do: an expired Key's lock is released, and that is an error. */

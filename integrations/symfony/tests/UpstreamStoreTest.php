@@ -7,6 +7,7 @@ use PHPUnit\Framework\TestCase;
 use Symfony\Component\Lock\PersistingStoreInterface;
 use Symfony\Component\Lock\Tests\Store\BlockingStoreTestTrait;
 use Symfony\Component\Lock\Tests\Store\ExpiringStoreTestTrait;
+use Symfony\Component\Lock\Tests\Store\SharedLockStoreTestTrait;
 
 if (!UpstreamSymfonyTests::load()) {
     final class UpstreamStoreTest extends TestCase
@@ -22,13 +23,14 @@ if (!UpstreamSymfonyTests::load()) {
 
 /**
  * Symfony's own store tests, unmodified, against RedLockStore: the
- * AbstractStoreTestCase tests, ExpiringStoreTestTrait and BlockingStoreTestTrait,
- * as upstream's RedisStoreTest runs them.
+ * AbstractStoreTestCase tests, ExpiringStoreTestTrait, BlockingStoreTestTrait and
+ * SharedLockStoreTestTrait, as upstream's RedisStoreTest runs them.
  */
 final class UpstreamStoreTest extends UpstreamStoreTestCase
 {
     use BlockingStoreTestTrait;
     use ExpiringStoreTestTrait;
+    use SharedLockStoreTestTrait;
 
     protected function getClockDelay(): int
     {

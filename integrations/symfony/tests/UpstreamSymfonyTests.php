@@ -7,7 +7,7 @@ use Composer\InstalledVersions;
 
 /**
  * Symfony's own store conformance tests (AbstractStoreTestCase and the
- * expiring and blocking traits). Composer's dist packages leave out
+ * expiring, blocking and shared-lock traits). Composer's dist packages leave out
  * symfony/lock's Tests/; unmodified copies for 6.4 and 7.x are read from
  * ../shared/reference/symfony-lock-tests/ (next to the checkout, or
  * $REDLOCK_SHARED_DIR/reference/symfony-lock-tests/). When
@@ -36,7 +36,7 @@ final class UpstreamSymfonyTests
             self::$skipReason = 'no copy of the upstream store tests for symfony/lock ' . self::$version;
             return $loaded = false;
         }
-        foreach (['AbstractStoreTestCase', 'ExpiringStoreTestTrait', 'BlockingStoreTestTrait'] as $f) {
+        foreach (['AbstractStoreTestCase', 'ExpiringStoreTestTrait', 'BlockingStoreTestTrait', 'SharedLockStoreTestTrait'] as $f) {
             if (!is_file("$ref/$f.php")) {
                 self::$skipReason = "Symfony's store tests are not in Composer's dist packages, and $ref/$f.php is absent (set REDLOCK_SHARED_DIR if shared/ is not the checkout's ../shared)";
                 return $loaded = false;
@@ -44,6 +44,7 @@ final class UpstreamSymfonyTests
         }
         require_once "$ref/ExpiringStoreTestTrait.php";
         require_once "$ref/BlockingStoreTestTrait.php";
+        require_once "$ref/SharedLockStoreTestTrait.php";
         // the package's own AbstractStoreTestCase when it ships one (7.x), else the copy
         if (class_exists(\Symfony\Component\Lock\Test\AbstractStoreTestCase::class)) {
             self::$base = \Symfony\Component\Lock\Test\AbstractStoreTestCase::class;
