@@ -321,7 +321,7 @@ void php_redlock_watch_count_lost(const rl_watch *w); /* on_lost told it: into t
 /* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
  * unknown (0), $ttl 0, $fence null, not on the request-end release list. */
 php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key, HashTable *resources,
-                                                zend_string *resource, zend_string *token);
+                                                zend_string *resource, zend_string *token, bool permit);
 /* Release l's lock (release(), synchronized()); RL_* outcome. */
 int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call);
 /* Take l off the request-end release list. */

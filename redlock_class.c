@@ -593,7 +593,8 @@ PHP_METHOD(RedLock, restore)
     }
     /* API.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive or
      * shared (a permit's slots are known only to the nodes: not supported) */
-    bool shared = false;
+    bool shared = false, permit = false;
+    zend_long limit = 0, weight = 0;
     if (options) {
         ZEND_HASH_FOREACH_STR_KEY_VAL(options, k, v) {
             if (k && zend_string_equals_literal(k, "resources")) {
@@ -608,19 +609,80 @@ PHP_METHOD(RedLock, restore)
                     RETURN_THROWS();
                 }
                 shared = zend_string_equals_literal(Z_STR_P(v), "shared");
-                if (!shared && !zend_string_equals_literal(Z_STR_P(v), "exclusive")) {
-                    zend_argument_value_error(3, "\"mode\" must be 'exclusive' or 'shared' (restoring a permit is not supported by this version)");
+                permit = zend_string_equals_literal(Z_STR_P(v), "permit");
+                if (!shared && !permit && !zend_string_equals_literal(Z_STR_P(v), "exclusive")) {
+                    zend_argument_value_error(3, "\"mode\" must be 'exclusive', 'shared' or 'permit'");
                     RETURN_THROWS();
                 }
+            } else if (k && (zend_string_equals_literal(k, "limit") || zend_string_equals_literal(k, "weight"))) {
+                if (Z_TYPE_P(v) != IS_LONG) {
+                    zend_argument_type_error(3, "\"%s\" must be of type int, %s given", ZSTR_VAL(k), zend_zval_type_name(v));
+                    RETURN_THROWS();
+                }
+                if (Z_LVAL_P(v) < 1 || Z_LVAL_P(v) > RL_MAX_PERMITS) {
+                    zend_argument_value_error(3, "\"%s\" must be between 1 and %d", ZSTR_VAL(k), RL_MAX_PERMITS);
+                    RETURN_THROWS();
+                }
+                *(ZSTR_VAL(k)[0] == 'l' ? &limit : &weight) = Z_LVAL_P(v);
             } else {
                 zend_argument_value_error(3, "contains unknown option \"%s\"", k ? ZSTR_VAL(k) : "(an integer key)");
                 RETURN_THROWS();
             }
         } ZEND_HASH_FOREACH_END();
     }
+    if (permit || limit || weight) {
+        /* a permit (API.md "Restore", "Semaphores"): its slots are asked of the nodes */
+        if (!permit) {
+            zend_argument_value_error(3, "\"limit\" and \"weight\" go with 'mode' => 'permit'");
+            RETURN_THROWS();
+        }
+        if (!limit) {
+            zend_argument_value_error(3, "\"limit\" is required with 'mode' => 'permit'");
+            RETURN_THROWS();
+        }
+        if (weight > limit) {
+            zend_argument_value_error(3, "\"weight\" must be between 1 and the limit (" ZEND_LONG_FMT ")", limit);
+            RETURN_THROWS();
+        }
+        if (resources) {
+            zend_argument_value_error(3, "\"resources\" cannot be given with 'mode' => 'permit'");
+            RETURN_THROWS();
+        }
+        rl_call call;
+        char *slots;
+        size_t slotslen;
+        int found;
+        zend_string *key = make_key(g, resource);
+        php_redlock_group_prepare(g);
+        int r = rl_find_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)limit, ZSTR_VAL(token), ZSTR_LEN(token),
+                               &slots, &slotslen, &found, &call);
+        zend_string_release(key);
+        if (php_redlock_throw_same_server(g, &call, r, "restore")) RETURN_THROWS();
+        if (r == RL_NO_QUORUM) {
+            REDLOCK_G(quorum_failures)++;
+            php_redlock_metrics_add(REDLOCK_M_QUORUM_FAILURES, 1);
+            php_redlock_throw_quorum(g, &call, "restore");
+            RETURN_THROWS();
+        }
+        if (r == RL_ERROR) {
+            zend_throw_exception(php_redlock_exception_ce, "restore: internal error (out of memory)", 0);
+            RETURN_THROWS();
+        }
+        if (r == RL_LOST || (weight && found != weight)) {
+            if (r == RL_ACQUIRED) free(slots);
+            zend_throw_exception_ex(php_redlock_lost_ce, 0,
+                                    "restore: this token holds %d permit(s) of \"%s\" (limit " ZEND_LONG_FMT
+                                    ") on a quorum%s",
+                                    found, ZSTR_VAL(resource), limit, weight ? ", not the weight given" : "");
+            RETURN_THROWS();
+        }
+        php_redlock_lock_restored(return_value, g, zend_string_init(slots, slotslen, 0), NULL, resource, token, true);
+        free(slots);
+        return;
+    }
     if (!resources) {
         zend_string *key = make_key(g, resource);
-        php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, NULL, resource, token);
+        php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, NULL, resource, token, false);
         return;
     }
     zend_string *key = key_list(g, resources, 3, "\"resources\" ");
@@ -635,7 +697,7 @@ PHP_METHOD(RedLock, restore)
         RETURN_THROWS();
     }
     HashTable *list = resource_list(resources);
-    php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, list, resource, token);
+    php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, list, resource, token, false);
     zend_array_release(list);
 }
 

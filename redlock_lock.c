@@ -309,7 +309,7 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
 }
 
 php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key, HashTable *resources,
-                                                zend_string *resource, zend_string *token)
+                                                zend_string *resource, zend_string *token, bool permit)
 {
     object_init_ex(out, php_redlock_lock_ce);
     php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
@@ -327,7 +327,7 @@ php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g,
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, TOKEN), token);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), 0);
     ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
-    set_resources(l, resource, resources, false);
+    set_resources(l, resource, resources, permit);
     /* not acquired by this process: never released at request end */
     return l;
 }

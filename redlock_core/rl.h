@@ -411,6 +411,12 @@ int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *toke
 int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, int weight, int ttl_ms,
                       const rl_opts *o, rl_lock_info *info, char **slots, size_t *slotslen, int *other_limit,
                       rl_call *call);
+/* restore() of a permit: the slots of key's semaphore (limit slots) that
+ * hold token on a quorum, asked of every node. RL_ACQUIRED: *slots
+ * (malloc'd) their key list, *found how many; RL_LOST: none;
+ * RL_NO_QUORUM: fewer than a quorum answered. */
+int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, const char *token, size_t token_len,
+                   char **slots, size_t *slotslen, int *found, rl_call *call);
 /* info holds the lock's current validity and is updated on every outcome:
  * RL_EXTENDED: the new validity. Otherwise it never grows: 0 when the nodes
  * answered that our token is gone on so many that no quorum holds it, when

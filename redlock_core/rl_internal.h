@@ -36,6 +36,7 @@ extern const char rl_script_shared_confirm[], rl_script_shared_confirm_sha[];
 /* a semaphore's permit: the first free slots (rl_acquire_permit) */
 extern const char rl_script_permit[], rl_script_permit_sha[];
 extern const char rl_script_permit_trim[], rl_script_permit_trim_sha[];
+extern const char rl_script_permit_find[], rl_script_permit_find_sha[];
 
 /* Counting the nodes' answers to one fan-out (rl_lock.c): ok = answers
  * that yes() accepts (ud: what it compares with), no = other answers. */

@@ -312,6 +312,13 @@ const char rl_script_permit_trim[] =
     "if not keep[s] and redis.call(\"get\",sp .. s) == ARGV[1] then redis.call(\"del\",sp .. s) n = n + 1 end end end "
     "return n";
 const char rl_script_permit_trim_sha[] = "0c5b895ad565dec5d757b4bd7da29b9533eb0c1e";
+/* restore() of a permit: the slots of r "\0p" (KEYS[1]) below the limit
+ * (ARGV[2]) that hold our token (ARGV[1]), as ranges; nil none */
+const char rl_script_permit_find[] =
+    "local out = {} for i = 0, tonumber(ARGV[2]) - 1 do "
+    "if redis.call(\"get\",KEYS[1] .. i) == ARGV[1] then out[#out + 1] = tostring(i) end end "
+    "if #out == 0 then return false end return table.concat(out, \",\")";
+const char rl_script_permit_find_sha[] = "001a4d9e90751ea760cb09b61a7d351c31968f0a";
 const char rl_script_permit_sha[] = "f25a90475da5c6ca26b0ea04eedcb970b1240565";
 
 int rl_key_is_list(const char *key, size_t keylen) { return keylen > 0 && key[0] == '\0'; }
@@ -643,6 +650,17 @@ static void arg(rl_cmd *cmd, const char *s, size_t len)
 {
     cmd->argv[cmd->argc] = s;
     cmd->argvlen[cmd->argc++] = len;
+}
+
+/* EVALSHA sha 1 key: a script's command, its arguments to follow */
+static void evalsha1(rl_cmd *cmd, const char *script, const char *sha, const char *key, size_t keylen)
+{
+    memset(cmd, 0, sizeof(*cmd));
+    arg(cmd, "EVALSHA", 7);
+    arg(cmd, sha, RL_TOKEN_LEN);
+    arg(cmd, "1", 1);
+    arg(cmd, key, keylen);
+    cmd->script = script;
 }
 
 /* EVALSHA sha numkeys key [nkey] token: the token-checked scripts of the spec
@@ -1129,13 +1147,8 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     if (outcome == RL_ACQUIRED && a.nonced && rl_key_is_shared(key, keylen)) {
         /* a demotion this attempt made is final: other readers may join */
         rl_cmd conf;
-        memset(&conf, 0, sizeof(conf));
-        arg(&conf, "EVALSHA", 7);
-        arg(&conf, rl_script_shared_confirm_sha, RL_TOKEN_LEN);
-        arg(&conf, "1", 1);
-        arg(&conf, key, keylen);
+        evalsha1(&conf, rl_script_shared_confirm, rl_script_shared_confirm_sha, key, keylen);
         arg(&conf, a.nonce, RL_TOKEN_LEN);
-        conf.script = rl_script_shared_confirm;
         release_tag(&conf, key, keylen, info->token);
         conf.nowait = 1;
         (void)c->tp->fanout(c->tp->ctx, &conf, rr, n, NULL, NULL);
@@ -1639,4 +1652,61 @@ int rl_force_release(const rl_ctx *c, const char *key, size_t keylen, rl_call *c
     /* sent to every node at once: those not awaited still delete the key */
     int r = ask_nodes(c, "DEL", key, keylen, decide_answered, is_answer, NULL, call, &t);
     return r ? r : t.ok >= rl_quorum(c->n) ? RL_RELEASED : RL_NO_QUORUM;
+}
+
+/* a node that holds some of the slots asked for */
+static int names_slots(const rl_reply *r, const void *ud)
+{
+    (void)ud;
+    return r->type == RL_REPLY_STRING;
+}
+
+/* restore() of a permit (API.md "Restore"): which slots hold our token on a
+ * quorum. Every node is asked (not decided at the quorum: a rare call, and
+ * a slot held on a quorum is then certain to be seen). RL_ACQUIRED: *slots
+ * (malloc'd) the key list of those slots, *found their number; RL_LOST
+ * none; RL_NO_QUORUM fewer than a quorum answered. */
+int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, const char *token, size_t token_len,
+                   char **slots, size_t *slotslen, int *found, rl_call *call)
+{
+    rl_result res_local[RL_MAX_NODES];
+    rl_result *res = call ? call->res : res_local;
+    int n = c->n, q = rl_quorum(n);
+    *slots = NULL;
+    *slotslen = 0;
+    *found = 0;
+    if (n < 1 || n > RL_MAX_NODES || limit < 1 || limit > RL_MAX_PERMITS || keylen + 2 > RL_MAX_KEY) return RL_ERROR;
+    char sp[RL_MAX_KEY + 2], limbuf[8];
+    memcpy(sp, key, keylen);
+    sp[keylen] = '\0';
+    sp[keylen + 1] = 'p';
+    size_t splen = keylen + 2;
+    rl_cmd cmd;
+    evalsha1(&cmd, rl_script_permit_find, rl_script_permit_find_sha, sp, splen);
+    arg(&cmd, token, token_len);
+    arg(&cmd, limbuf, fmt_int(limbuf, sizeof(limbuf), limit));
+    if (c->tp->fanout(c->tp->ctx, &cmd, res, n, NULL, NULL) != 0) return RL_ERROR;
+    short count[RL_MAX_PERMITS];
+    uint64_t bits[RL_MAX_PERMITS / 64], keep[RL_MAX_PERMITS / 64];
+    memset(count, 0, sizeof(count));
+    memset(keep, 0, sizeof(keep));
+    int answered = 0;
+    for (int i = 0; i < n; i++) {
+        if (res[i].state != RL_ANSWERED) continue;
+        answered++;
+        if (!permit_slots(&res[i].reply, limit, bits)) continue;
+        for (int s = 0; s < limit; s++)
+            if (bits[s / 64] >> (s % 64) & 1) count[s]++;
+    }
+    fill_call(call, res, n, names_slots);
+    if (same_server(res, n)) return RL_SAME_SERVER;
+    if (answered < q) return RL_NO_QUORUM;
+    for (int s = 0; s < limit; s++)
+        if (count[s] >= q) {
+            keep[s / 64] |= (uint64_t)1 << (s % 64);
+            (*found)++;
+        }
+    if (!*found) return RL_LOST;
+    *slots = slot_list(sp, splen, keep, limit, *found, slotslen);
+    return *slots ? RL_ACQUIRED : RL_ERROR;
 }

@@ -1,5 +1,5 @@
 --TEST--
-Read locks, bad input: 'shared' must be a bool, is per call only (constructor: \ValueError), is refused by semaphore(); restore() takes mode 'shared' but not 'permit'
+Read locks, bad input: 'shared' must be a bool, is per call only (constructor: \ValueError), is refused by semaphore(); restore() names its modes
 --EXTENSIONS--
 redlock
 --SKIPIF--
@@ -13,7 +13,7 @@ rl_expect('lock int', fn() => $rl->lock('x', 100, ['shared' => 1]), TypeError::c
 rl_expect('lockAll string', fn() => $rl->lockAll(['x', 'y'], 100, ['shared' => 'yes']), TypeError::class, '"shared" must be of type bool');
 rl_expect('synchronized', fn() => $rl->synchronized('x', 100, fn() => 1, ['shared' => null]), TypeError::class, '"shared" must be of type bool, null given');
 rl_expect('semaphore', fn() => $rl->semaphore('x', 2, 100, ['shared' => true]), ValueError::class, '"shared" cannot be used with semaphore()');
-rl_expect('restore permit', fn() => $rl->restore('x', str_repeat('a', 32), ['mode' => 'permit']), ValueError::class, "'exclusive' or 'shared'");
+rl_expect('restore mode', fn() => $rl->restore('x', str_repeat('a', 32), ['mode' => 'read']), ValueError::class, "'exclusive', 'shared' or 'permit'");
 $r = rl_name('sh_in');
 echo "shared => false is exclusive: ", ($l = $rl->lock($r, 1000, ['shared' => false]))->mode, "\n";
 $l->release();
@@ -30,7 +30,7 @@ lock int: TypeError ok
 lockAll string: TypeError ok
 synchronized: TypeError ok
 semaphore: ValueError ok
-restore permit: ValueError ok
+restore mode: ValueError ok
 shared => false is exclusive: exclusive
 synchronized shared: shared true
 after: false
