@@ -22,8 +22,11 @@ if ($pid === 0) {
     $l = $w->lock($r, 5000, ['wait' => (int) rl_slack(8000)]);
     $t = hrtime(true);
     usleep(300000);
+    // (before release(): a reader woken by it can get in before release() returns,
+    // once a quorum deleted the key; what counts is that the writer went first)
+    $rel = hrtime(true);
     $l?->release();
-    rl_put_atomic($file, ($l ? 'acquired' : 'null') . " $t " . hrtime(true));
+    rl_put_atomic($file, ($l ? 'acquired' : 'null') . " $t $rel");
     exit(0);
 }
 // the writer is waiting once every node lists it (bounded)
