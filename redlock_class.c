@@ -591,8 +591,9 @@ PHP_METHOD(RedLock, restore)
         zend_argument_value_error(2, "must not contain NUL bytes");
         RETURN_THROWS();
     }
-    /* API.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive or
-     * shared (a permit's slots are known only to the nodes: not supported) */
+    /* API.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive,
+     * shared, or permit with 'limit' (and 'weight'): a permit's slots are
+     * known only to the nodes, so that one restore asks them */
     bool shared = false, permit = false;
     zend_long limit = 0, weight = 0;
     if (options) {

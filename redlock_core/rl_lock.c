@@ -1001,10 +1001,9 @@ static void writer_cmd(rl_cmd *dst, const rl_cmd *src, acq *a, const char *key, 
     arg(dst, a->wms, strlen(a->wms));
 }
 
-static void acq_writer(acq *a, const rl_ctx *c, const rl_opts *o, const char *key, size_t keylen,
-                       const rl_lock_info *info, const rl_waiter *w, uint64_t deadline)
+static void acq_writer(acq *a, const rl_opts *o, const char *key, size_t keylen, const rl_lock_info *info,
+                       const rl_waiter *w, uint64_t deadline)
 {
-    (void)c;
     a->writer = a->wrote = 0;
     if (!deadline || rl_key_is_list(key, keylen) || keylen > RL_MAX_KEY) return;
     a->writer = 1;
@@ -1096,7 +1095,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     uint64_t first = c->clock->now_us(c->clock->ctx);
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
     const rl_waiter *w = acq_subscribe(&a, c, o, key, keylen, info, deadline);
-    acq_writer(&a, c, o, key, keylen, info, w, deadline);
+    acq_writer(&a, o, key, keylen, info, w, deadline);
     int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
