@@ -44,6 +44,7 @@ extern zend_module_entry redlock_module_entry;
     X(auto_extend,     BOOL,   CALL, "0",    0, 1)                           \
     X(max_hold,        LONG,   CALL, "0",    0, INT_MAX)                     \
     X(wake_on_release, BOOL,   CALL, "1",    0, 1)                           \
+    X(fair,            BOOL,   CALL, "0",    0, 1)                           \
     X(token,           STRING, PERCALL, "",  RL_TOKEN_MIN, RL_TOKEN_MAX) \
     X(on_lost,         LOST,   CALL, "",     0, 0)                           \
     X(restart_grace,   GRACE,  CTOR, "auto", 0, INT_MAX)                     \
@@ -100,6 +101,7 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     HashTable distinct;
     /* process counters for stats() */
     zend_long acquired, conflicts, quorum_failures, released, extended;
+    zend_long attempts, wakeups; /* acquisition attempts sent, waits a release ended (API.md "Fair waiting") */
     /* per request: locks to release at request end; id -> php_redlock_held* */
     HashTable held;
     /* per request: the watchdog's handles of the auto_extend locks acquired

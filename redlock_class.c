@@ -261,6 +261,20 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
         return NULL;
     }
 
+    if (o.fair && (resources || limit > 0 || (key && rl_key_is_shared(ZSTR_VAL(key), ZSTR_LEN(key))))) {
+        /* (API.md "Fair waiting": one exclusive resource; a default from
+         * the constructor or INI applies where it can, the call's own asks) */
+        zval *f = options ? zend_hash_str_find(options, "fair", sizeof("fair") - 1) : NULL;
+        if (f && zend_is_true(f)) {
+            zend_argument_value_error(opt_argn, "\"fair\" cannot be combined with %s: fair waiting queues for one exclusive lock",
+                                      resources ? "lockAll()" : limit > 0 ? "semaphore()" : "\"shared\"");
+            php_redlock_opts_free(&o);
+            if (key) zend_string_release(key);
+            return NULL;
+        }
+        o.fair = false;
+    }
+
     rl_opts ro = {
         .retry_count = (int)o.retry_count,
         .retry_delay_ms = (int)o.retry_delay,
@@ -268,6 +282,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
         .wait_ms = (int)o.wait,
         .drift_factor = o.drift_factor,
         .wake_on_release = o.wake_on_release,
+        .fair = o.fair,
     };
     /* a caller-chosen token (API.md "Restore"): checked by the option's limits */
     if (ZSTR_LEN(o.token) > 0) {
@@ -305,6 +320,8 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
     } else {
         r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
     }
+    REDLOCK_G(attempts) += info.attempts;
+    REDLOCK_G(wakeups) += info.wakeups;
     php_redlock_metrics_add(REDLOCK_M_ATTEMPTS, (uint64_t)info.attempts);
     if (info.wakeups) php_redlock_metrics_add(REDLOCK_M_WAKEUPS, (uint64_t)info.wakeups);
     php_redlock_group_votes(g);
@@ -811,6 +828,8 @@ PHP_METHOD(RedLock, stats)
     add_assoc_long(return_value, "quorum_failures", REDLOCK_G(quorum_failures));
     add_assoc_long(return_value, "released", REDLOCK_G(released));
     add_assoc_long(return_value, "extended", REDLOCK_G(extended));
+    add_assoc_long(return_value, "attempts", REDLOCK_G(attempts));
+    add_assoc_long(return_value, "wakeups", REDLOCK_G(wakeups));
     add_assoc_long(return_value, "auto_extended", (zend_long)rl_watchdog_extended());
 
     /* every connection of this worker, merged by node name (a server may

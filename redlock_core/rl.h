@@ -238,7 +238,7 @@ typedef struct rl_result {
 } rl_result;
 
 /* ---- one command to all nodes ---- */
-#define RL_MAX_ARGS 12
+#define RL_MAX_ARGS 16
 #define RL_RELEASE_ID_LEN 16
 
 /* What a command does to a lock key, so the connection can keep a release in
@@ -291,6 +291,9 @@ typedef struct rl_opts {
     /* with wait_ms and a waiter in the ctx: sleep until a release is announced
      * (or the retry timer runs out) instead of sleeping the whole delay */
     int wake_on_release;
+    /* with wait_ms, one key, not shared (API.md "Fair waiting"): queue in
+     * ticket order (rl_script_acquire ARGV[7..9]) and be woken alone */
+    int fair;
 } rl_opts;
 
 /* ---- waiting for a release (API.md "Waiting"): injected like the clock ----
@@ -303,9 +306,13 @@ typedef struct rl_opts {
  * <id>" (never the token: subscribers must not learn it). So a
  * release costs the server a few writes, not one per waiter and node, and
  * wakes a few waiters, not all. A waiter's own attempts announce a successful
- * SET on its shard with "acquired". */
+ * SET on its shard with "acquired".
+ * A fair waiter (rl_opts.fair) listens on its own channel instead of a shard,
+ * RL_WAKE_CHANNEL . key . "\0q" . its queue id (RL_FAIR_ID_LEN hex), and a
+ * release where fair waiters queue tells only the first of them that listens. */
 #define RL_WAKE_CHANNEL "redlock:released:"
 #define RL_WAKE_SHARDS 8
+#define RL_FAIR_ID_LEN 16
 enum rl_wake_kind {
     RL_WAKE_TIMER = 0, /* until_us came: expiry, a lost message, a node down */
     RL_WAKE_RELEASED,  /* a release of the key (once per release, not per node) */
@@ -317,9 +324,11 @@ typedef struct rl_wake {
 } rl_wake;
 
 typedef struct rl_waiter {
-    /* start listening for releases of key on shard (SUBSCRIBE written, not
-     * awaited); non-zero: cannot listen at all (then the retry timer alone) */
-    int (*subscribe)(void *ctx, const char *key, size_t keylen, int shard);
+    /* start listening for releases of key on shard, or with fid (a fair
+     * waiter's queue id, RL_FAIR_ID_LEN hex) on its own channel (SUBSCRIBE
+     * written, not awaited); non-zero: cannot listen at all (then the retry
+     * timer alone) */
+    int (*subscribe)(void *ctx, const char *key, size_t keylen, int shard, const char *fid);
     /* wait, at most until until_us, for the subscriptions to be confirmed
      * (or refused, or their node gone) */
     void (*ready)(void *ctx, uint64_t until_us);
@@ -502,9 +511,11 @@ int rl_conn_unsent(const rl_conn *conn);
 rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf);
 
 typedef struct rl_subs {
-    rl_net net;                                          /* the subscriber connections, one per node of the call */
-    char chan[sizeof(RL_WAKE_CHANNEL) + RL_MAX_KEY + 2]; /* the key's channel, then "\0" and the shard */
-    size_t chanlen;                                      /* of the key's channel; the shard's is chanlen + 2 */
+    rl_net net; /* the subscriber connections, one per node of the call */
+    /* the key's channel, then "\0" and the shard (or "q" and the fair id) */
+    char chan[sizeof(RL_WAKE_CHANNEL) + RL_MAX_KEY + 2 + RL_FAIR_ID_LEN];
+    size_t chanlen;  /* of the key's channel */
+    size_t shardlen; /* of what follows it: 2, or 2 + RL_FAIR_ID_LEN */
     uint64_t chan_hash, shard_hash;
     uint64_t last_release; /* id of the release last reported (one per release, not per node) */
     uint64_t last_seen;    /* nodes that announced the release last reported */

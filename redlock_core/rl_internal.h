@@ -17,6 +17,7 @@ int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);
 /* Lua (rl_lock.c): compare-and-delete and compare-and-pexpire, with their SHA1s. */
 extern const char rl_script_release[];
 extern const char rl_script_release_sha[];
+extern const char rl_script_fair_leave[], rl_script_fair_leave_sha[];
 /* a waiter's attempt: SET NX PX that tells the other waiters when it set the key */
 extern const char rl_script_acquire[];
 extern const char rl_script_acquire_sha[];

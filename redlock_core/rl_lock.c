@@ -24,6 +24,17 @@
 /* the node's time in ms (TIME before a write: effects replication, asked for first) */
 #define RL_LUA_NOW \
     "local tn = redis.call(\"time\") local now = tonumber(tn[1]) * 1000 + math.floor(tonumber(tn[2]) / 1000) "
+/* Fair waiting (API.md "Fair waiting"): where fair waiters queue on key k (ZSET
+ * k "\0q", see rl_script_acquire), a release tells only the first of them
+ * that listens (one of the queue's first four: one that died listens no
+ * more), on its own channel c "\0q" id, "1 <release id>"; fw: told one */
+#define RL_LUA_FAIR_WAKE(k, c)                                                                \
+    "local fw = false if redis.call(\"exists\"," k " .. \"\\0q\") == 1 then "                 \
+    "local hs = redis.call(\"zrange\"," k " .. \"\\0q\",0,3) local fc = {} "                  \
+    "for i = 1, #hs do fc[i] = " c " .. \"\\0q\" .. hs[i] end if #fc > 0 then "               \
+    "local fm = redis.pcall(\"pubsub\",\"numsub\",unpack(fc)) if type(fm) == \"table\" then " \
+    "for i = 1, #hs do local v = fm[2 * i] if v and v > 0 then "                              \
+    "redis.pcall(\"publish\",fc[i],\"1 \" .. id) fw = true break end end end end end "
 const char rl_script_release[] =
     "if KEYS[2] then if redis.replicate_commands then redis.replicate_commands() end "
     "if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) "
@@ -34,14 +45,24 @@ const char rl_script_release[] =
     "redis.call(\"set\",KEYS[1],\"\\0s\",\"PX\",old - now) return 1 end end end "
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" "
-    "local h = 0 for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end "
-    "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
-    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
-    "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
-    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end "
-    "return r else return 0 end";
-const char rl_script_release_sha[] = "ea47ff011048432145b2a160752c48b99bfc3af6";
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" " RL_LUA_FAIR_WAKE(
+        "KEYS[1]",
+        "c") "if not fw then local h = 0 for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end "
+             "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
+             "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
+             "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
+             "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end end "
+             "return r else return 0 end";
+const char rl_script_release_sha[] = "29e8065a57ea86f0209019944333729fdbafdb03";
+/* a fair waiter that gives up, or won (where its entry is left): its queue
+ * entry (ARGV[1] its id) goes, and when it was first and the key is free,
+ * the next is told (ARGV[2]: an id as a release's) */
+const char rl_script_fair_leave[] =
+    "local qk = KEYS[1] .. \"\\0q\" local hd = redis.call(\"zrange\",qk,0,0)[1] "
+    "redis.call(\"zrem\",qk,ARGV[1]) redis.call(\"zrem\",qk .. \"x\",ARGV[1]) "
+    "if hd == ARGV[1] and redis.call(\"exists\",KEYS[1]) == 0 then local id = ARGV[2] "
+    "local c = \"redlock:released:\" .. KEYS[1] " RL_LUA_FAIR_WAKE("KEYS[1]", "c") "end return 1";
+const char rl_script_fair_leave_sha[] = "870a7841a8a5f327052fa13c0089803e9c6128cd";
 /* An attempt done by script: SET NX PX, and when it set the key,
  * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
  *   holding back stand down (a waiter's attempt);
@@ -78,13 +99,26 @@ const char rl_script_release_sha[] = "ea47ff011048432145b2a160752c48b99bfc3af6";
  * our token (PX at least what the read lock had left), and "\0o" keeps the
  * nonce and the read lock's expiry for the cleanup to give it back. */
 const char rl_script_acquire[] =
-    "local mk = ARGV[5] if mk == \"\" then mk = nil end "
-    "if (mk or ARGV[6] or KEYS[2]) and redis.replicate_commands then redis.replicate_commands() end "
-    "local r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) "
+    "local mk = ARGV[5] if mk == \"\" then mk = nil end local wms = ARGV[6] if wms == \"\" then wms = nil end "
+    "local fid = ARGV[7] "
+    "if (mk or wms or fid or KEYS[2]) and redis.replicate_commands then redis.replicate_commands() end "
+    "local qk = KEYS[1] .. \"\\0q\" local r, blk, tk = false, false, nil "
+    "if fid then " RL_LUA_NOW "local xk = qk .. \"x\" local tq = qk .. \"t\" local e = tonumber(ARGV[9]) "
+    "local dead = redis.call(\"zrangebyscore\",xk,\"-inf\",now) "
+    "if #dead > 0 then redis.call(\"zrem\",qk,unpack(dead)) redis.call(\"zremrangebyscore\",xk,\"-inf\",now) end "
+    "local t = tonumber(ARGV[8]) if t > 0 then redis.call(\"zadd\",qk,t,fid) redis.call(\"zadd\",xk,now + e,fid) "
+    "if tonumber(redis.call(\"get\",tq) or \"0\") < t then redis.call(\"set\",tq,t) end "
+    "for _, x in ipairs({qk, xk, tq}) do if redis.call(\"pttl\",x) < e then redis.call(\"pexpire\",x,e) end end end "
+    "local hd = redis.call(\"zrange\",qk,0,0)[1] blk = hd ~= nil and hd ~= fid "
+    "if not blk then r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) end "
+    "if r then redis.call(\"zrem\",qk,fid) redis.call(\"zrem\",xk,fid) elseif t == 0 then tk = redis.call(\"incr\",tq) "
+    "if redis.call(\"pttl\",tq) < e then redis.call(\"pexpire\",tq,e) end end "
+    "elseif redis.call(\"exists\",qk) == 1 then blk = true "
+    "else r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) end "
     "if r then if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
-    "if ARGV[6] then redis.call(\"zrem\",KEYS[1] .. \"\\0w\",ARGV[1]) end "
+    "if wms then redis.call(\"zrem\",KEYS[1] .. \"\\0w\",ARGV[1]) end "
     "if ARGV[3] ~= \"\" then redis.pcall(\"publish\",\"redlock:released:\" .. KEYS[1] .. \"\\0\" .. ARGV[3],\"acquired\") end "
-    "elseif (KEYS[2] or ARGV[6]) and redis.call(\"get\",KEYS[1]) == \"\\0s\" then " RL_LUA_NOW
+    "elseif not blk and (KEYS[2] or wms) and redis.call(\"get\",KEYS[1]) == \"\\0s\" then " RL_LUA_NOW
     "local rk = KEYS[1] .. \"\\0r\" redis.call(\"zremrangebyscore\",rk,\"-inf\",now) "
     "local mine = redis.call(\"zscore\",rk,ARGV[1]) "
     "if KEYS[2] and mine and redis.call(\"zcard\",rk) == 1 then "
@@ -92,12 +126,12 @@ const char rl_script_acquire[] =
     "redis.call(\"set\",KEYS[1],ARGV[1],\"PX\",px) redis.call(\"del\",rk) "
     "redis.call(\"set\",KEYS[1] .. \"\\0o\",ARGV[4] .. \":\" .. string.format(\"%d\", old),\"PX\",px) "
     "redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",px) r = redis.status_reply(\"OK\") "
-    "if ARGV[6] then redis.call(\"zrem\",KEYS[1] .. \"\\0w\",ARGV[1]) end "
-    "elseif ARGV[6] then local wk = KEYS[1] .. \"\\0w\" redis.call(\"zremrangebyscore\",wk,\"-inf\",now) "
-    "redis.call(\"zadd\",wk,now + tonumber(ARGV[6]),ARGV[1]) "
-    "if redis.call(\"pttl\",wk) < tonumber(ARGV[6]) then redis.call(\"pexpire\",wk,ARGV[6]) end end "
-    "end if not mk then return r end " RL_LUA_MAXTTL("mk", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_sha[] = "a9e202794fd9fe9b0fe0fdaa67d826e5bfa48a22";
+    "if wms then redis.call(\"zrem\",KEYS[1] .. \"\\0w\",ARGV[1]) end "
+    "elseif wms then local wk = KEYS[1] .. \"\\0w\" redis.call(\"zremrangebyscore\",wk,\"-inf\",now) "
+    "redis.call(\"zadd\",wk,now + tonumber(wms),ARGV[1]) "
+    "if redis.call(\"pttl\",wk) < tonumber(wms) then redis.call(\"pexpire\",wk,wms) end end "
+    "end if tk then r = tk end if not mk then return r end " RL_LUA_MAXTTL("mk", "ARGV[2]") "return {r, m, a}";
+const char rl_script_acquire_sha[] = "78623793e70c26316b2a126e63d0efd500ce57ad";
 /* compare-and-pexpire; with ARGV[3], the maxttl key (as above): the answer is
  * [1 extended, 0 another owner's key, -1 no key; stored TTL; its age] */
 const char rl_script_extend[] =
@@ -123,13 +157,13 @@ const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
 const char rl_script_acquire_all[] =
     "if ARGV[5] and redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT
     "local r = false local free = true "
-    "for i = 1, #ks do if redis.call(\"exists\",ks[i]) == 1 then free = false break end end "
+    "for i = 1, #ks do if redis.call(\"exists\",ks[i],ks[i] .. \"\\0q\") > 0 then free = false break end end "
     "if free then for i = 1, #ks do redis.call(\"set\",ks[i],ARGV[1],\"PX\",ARGV[2]) end "
     "r = redis.status_reply(\"OK\") if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
     "if ARGV[3] ~= \"\" then for i = 1, #ks do "
     "redis.pcall(\"publish\",\"redlock:released:\" .. ks[i] .. \"\\0\" .. ARGV[3],\"acquired\") end end "
     "end if not ARGV[5] then return r end " RL_LUA_MAXTTL("ARGV[5]", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_all_sha[] = "26ccb652f1dcb2ef5add9817d220c1bad0a65025";
+const char rl_script_acquire_all_sha[] = "3b369d3d5cc43b58311daca1d777f73f9552403d";
 /* the release script's arguments; 1 when the node held every key (each
  * key of ours is deleted all the same, and its waiters told) */
 const char rl_script_release_all[] =
@@ -208,7 +242,7 @@ const char rl_script_acquire_shared[] =
     "if v == tk and nc then dem[i] = true elseif v and v ~= \"\\0s\" then free = false break else "
     "redis.call(\"zremrangebyscore\",rk,\"-inf\",now) if redis.call(\"zscore\",rk,tk) then had[i] = true else "
     "local wk = k .. \"\\0w\" redis.call(\"zremrangebyscore\",wk,\"-inf\",now) "
-    "if redis.call(\"zcard\",wk) > 0 or redis.call(\"exists\",k .. \"\\0c\") == 1 then free = false break end "
+    "if redis.call(\"zcard\",wk) > 0 or redis.call(\"exists\",k .. \"\\0c\",k .. \"\\0q\") > 0 then free = false break end "
     "end end end "
     "local r = false if free then local any = false for i, k in ipairs(ks) do local rk = k .. \"\\0r\" local old = 0 "
     "if dem[i] then local pt = redis.call(\"pttl\",k) if pt > 0 then old = now + pt end end "
@@ -263,7 +297,7 @@ const char rl_script_held_shared[] = RL_LUA_SPLIT_S RL_LUA_NOW
 const char rl_script_shared_confirm[] = RL_LUA_SPLIT_S
     "for _, k in ipairs(ks) do local d = redis.call(\"get\",k .. \"\\0c\") "
     "if d and string.sub(d, 1, #ARGV[1] + 1) == ARGV[1] .. \":\" then redis.call(\"del\",k .. \"\\0c\") end end return 1";
-const char rl_script_acquire_shared_sha[] = "0b500bb8351d92443fe759aa2fea791af3a2db36";
+const char rl_script_acquire_shared_sha[] = "d93dadd2fb8faa53b902a4c02c48cfab7ae4889a";
 const char rl_script_release_shared_sha[] = "cddf287aa7006294250b7b0e1f4af3bcedfc701d";
 const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df75db";
 const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
@@ -865,6 +899,13 @@ typedef struct acq {
     int writer, wrote;
     rl_cmd wset, wann, wrem;
     char wms[24], wkey[RL_MAX_KEY + 2];
+    /* fair (API.md "Fair waiting"): every attempt is fset (the writer's, and
+     * ARGV[7..9]: fid, the ticket, ttlbuf as the entry's life); ticket "0"
+     * until a quorum answered the first failed attempt with its counter;
+     * queued: since then (the entry may be on the nodes); leave takes it out */
+    int fair, queued;
+    rl_cmd fset, leave;
+    char fid[RL_FAIR_ID_LEN + 1], ticket[24];
 } acq;
 
 /* step 1, the token: the caller's (API.md "Restore": the caller vouches for
@@ -930,13 +971,9 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
         }
         release_cmd(&a->rel, key, keylen, info->token);
     } else {
-        memset(&a->set, 0, sizeof(a->set));
-        arg(&a->set, "SET", 3);
-        arg(&a->set, key, keylen);
-        arg(&a->set, info->token, info->token_len);
-        arg(&a->set, "NX", 2);
-        arg(&a->set, "PX", 2);
-        arg(&a->set, a->ttlbuf, ttllen);
+        /* the script, not a bare SET NX: it also keeps out of a fair queue */
+        script_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, ttllen);
+        arg(&a->set, a->noshard, 0);
         release_cmd(&a->rel, key, keylen, info->token);
     }
     a->set.op = RL_OP_SET;
@@ -961,7 +998,7 @@ static const rl_waiter *acq_subscribe(acq *a, const rl_ctx *c, const rl_opts *o,
     if (!w) return NULL;
     a->shard[0] = (char)('0' + random_below(c, RL_WAKE_SHARDS)); /* (no random drawn without a waiter) */
     a->shard[1] = '\0';
-    if (w->subscribe(w->ctx, key, keylen, a->shard[0] - '0') != 0) return NULL;
+    if (w->subscribe(w->ctx, key, keylen, a->shard[0] - '0', a->fair ? a->fid : NULL) != 0) return NULL;
     if (a->nonced) {
         a->ann = a->set;
         a->ann.argv[7] = a->shard; /* ARGV[3] */
@@ -1035,7 +1072,9 @@ static int acq_cleanup_mask(rl_cmd *rel, const rl_result *res, int n)
     int any = 0;
     rel->skip = 0;
     for (int i = 0; i < n; i++) {
-        int refused = res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_NIL && !res[i].resent;
+        /* (a fair attempt held back answers its queue's counter: nothing set either) */
+        int refused = res[i].state == RL_ANSWERED && !res[i].resent &&
+                      (res[i].reply.type == RL_REPLY_NIL || res[i].reply.type == RL_REPLY_INTEGER);
         any |= res[i].sent && !refused;
         if (refused) rel->skip |= (uint64_t)1 << i;
     }
@@ -1058,10 +1097,11 @@ static int acq_won(const rl_ctx *c, const rl_opts *o, rl_lock_info *info, int tt
  * With wait: until the deadline, never sleeping past it, woken by a release;
  * else retry_count more attempts, never sleeping after the last. */
 static int acq_next(const rl_ctx *c, const rl_opts *o, const rl_waiter *w, int attempt, uint64_t deadline,
-                    int *confirmed, uint64_t slot_us, int *waiters, rl_lock_info *info)
+                    int *confirmed, uint64_t slot_us, int *waiters, rl_lock_info *info, uint64_t max_pause_us)
 {
     uint64_t now = c->clock->now_us(c->clock->ctx);
     uint64_t pause = retry_pause_us(c, o);
+    if (max_pause_us && pause > max_pause_us) pause = max_pause_us;
     if (deadline) {
         if (now >= deadline) return 1;
         if (now + pause > deadline) pause = deadline - now;
@@ -1080,6 +1120,91 @@ static int acq_next(const rl_ctx *c, const rl_opts *o, const rl_waiter *w, int a
     return 0;
 }
 
+/* step 3c, fair waiting (API.md "Fair waiting"; why it cannot deadlock:
+ * HACKING.md "Fair waiting"). A waiting exclusive lock() of one key with
+ * fair: every attempt is the acquire script with the queue's arguments.
+ * The first one that cannot take the key answers, on each node, that
+ * node's queue counter, incremented; the highest of a quorum of them is
+ * our ticket, which every later attempt writes into the queue (ZSET key
+ * "\0q", ticket -> id, ties in id order) and raises the counter to. A
+ * ticket taken after another waiter's entry reached a quorum meets that
+ * quorum on one node at least, so it is higher: one order on all nodes.
+ * Only the queue's first takes the key; a dead waiter's entry lapses
+ * ttl_ms after its last attempt, which comes at least every ttl_ms / 2. */
+static int acq_fair(acq *a, const rl_ctx *c, const rl_opts *o, const char *key, size_t keylen, uint64_t deadline)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char b[RL_FAIR_ID_LEN / 2];
+    a->fair = a->queued = 0;
+    if (!o->fair || !deadline || rl_key_is_list(key, keylen) || keylen > RL_MAX_KEY) return 0;
+    if (c->rnd->fill(c->rnd->ctx, b, sizeof(b)) != 0) return -1;
+    for (size_t i = 0; i < sizeof(b); i++) {
+        a->fid[2 * i] = hex[b[i] >> 4];
+        a->fid[2 * i + 1] = hex[b[i] & 15];
+    }
+    a->fid[RL_FAIR_ID_LEN] = '\0';
+    a->ticket[0] = '0';
+    a->ticket[1] = '\0';
+    a->fair = 1;
+    return 0;
+}
+
+/* after acq_writer: the fair attempt and the leave of its entry */
+static void acq_fair_cmds(acq *a, const char *key, size_t keylen, const rl_lock_info *info)
+{
+    if (!a->fair) return;
+    a->fset = a->wset;
+    arg(&a->fset, a->fid, RL_FAIR_ID_LEN);
+    arg(&a->fset, a->ticket, 1);
+    arg(&a->fset, a->ttlbuf, a->ttllen);
+    evalsha1(&a->leave, rl_script_fair_leave, rl_script_fair_leave_sha, key, keylen);
+    arg(&a->leave, a->fid, RL_FAIR_ID_LEN);
+    release_id(&a->leave);
+    release_tag(&a->leave, key, keylen, info->token);
+    a->leave.nowait = 1;
+}
+
+/* A fair attempt that has no ticket yet waits for a quorum of answers
+ * (not only for the outcome: with an even n, n - q + 1 refusals decide
+ * it), so that its ticket is a quorum's highest counter. */
+typedef struct fair_decide {
+    rl_decide_fn inner;
+    void *ud;
+    int q;
+} fair_decide;
+
+static int decide_fair(void *ud, const rl_result *res, int n)
+{
+    const fair_decide *f = ud;
+    if (!f->inner(f->ud, res, n)) return 0;
+    int ok = 0, ints = 0, pending = 0;
+    for (int i = 0; i < n; i++) {
+        if (res[i].state == RL_PENDING)
+            pending++;
+        else if (res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_INTEGER)
+            ints++;
+        else if (res[i].state == RL_ANSWERED && is_ok_status(&res[i].reply, NULL))
+            ok++;
+    }
+    return ok >= f->q || ints >= f->q || pending == 0;
+}
+
+/* the ticket from a first fair attempt's answers: 1 when a quorum gave one */
+static int fair_ticket(acq *a, const rl_result *res, int n, int q)
+{
+    long long top = 0;
+    int ints = 0;
+    for (int i = 0; i < n; i++) {
+        if (res[i].state != RL_ANSWERED || res[i].reply.type != RL_REPLY_INTEGER) continue;
+        ints++;
+        if (res[i].reply.integer > top) top = res[i].reply.integer;
+    }
+    if (ints < q || top < 1) return 0;
+    a->fset.argvlen[a->fset.argc - 2] = fmt_int(a->ticket, sizeof(a->ticket), top);
+    a->queued = 1;
+    return 1;
+}
+
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call)
 {
@@ -1094,8 +1219,12 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     if (acq_token(c, o, info) != 0 || acq_commands(&a, c, key, keylen, ttl_ms, o, info) != 0) return RL_ERROR;
     uint64_t first = c->clock->now_us(c->clock->ctx);
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
+    if (acq_fair(&a, c, o, key, keylen, deadline) != 0) return RL_ERROR;
     const rl_waiter *w = acq_subscribe(&a, c, o, key, keylen, info, deadline);
     acq_writer(&a, o, key, keylen, info, w, deadline);
+    acq_fair_cmds(&a, key, keylen, info);
+    /* a fair waiter renews its entry (it lapses ttl_ms after an attempt) */
+    uint64_t max_pause = a.fair ? (uint64_t)ttl_ms * 500u : 0;
     int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
@@ -1112,7 +1241,18 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             a.wrote = 1;
         }
         votes v = {.c = c, .drift_factor = o->drift_factor};
-        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, rs ? decide_votes : decide_ok_set, rs ? &v : NULL) != 0) {
+        rl_decide_fn decide = rs ? decide_votes : decide_ok_set;
+        void *dud = rs ? &v : NULL;
+        fair_decide fd = {.inner = decide, .ud = dud, .q = q};
+        if (a.fair) {
+            try_cmd = &a.fset;
+            a.wrote = 1;
+            if (!a.queued) {
+                decide = decide_fair;
+                dud = &fd;
+            }
+        }
+        if (c->tp->fanout(c->tp->ctx, try_cmd, res, n, decide, dud) != 0) {
             outcome = RL_ERROR;
             break;
         }
@@ -1138,11 +1278,21 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             }
         }
         if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
-        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info)) break;
+        if (a.fair && !a.queued) fair_ticket(&a, res, n, q);
+        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, max_pause)) break;
     }
     if (w) w->unsubscribe(w->ctx);
     rl_result rr[RL_MAX_NODES];
     if (a.wrote && outcome != RL_ACQUIRED) (void)c->tp->fanout(c->tp->ctx, &a.wrem, rr, n, NULL, NULL);
+    if (a.queued) {
+        /* out of the queue: every node when we give up; when we won, the
+         * nodes whose SET did not take our entry with it */
+        a.leave.skip = 0;
+        if (outcome == RL_ACQUIRED)
+            for (int i = 0; i < n; i++)
+                if (res[i].state == RL_ANSWERED && is_ok_status(&res[i].reply, NULL)) a.leave.skip |= (uint64_t)1 << i;
+        (void)c->tp->fanout(c->tp->ctx, &a.leave, rr, n, NULL, NULL);
+    }
     if (outcome == RL_ACQUIRED && a.nonced && rl_key_is_shared(key, keylen)) {
         /* a demotion this attempt made is final: other readers may join */
         rl_cmd conf;
@@ -1337,7 +1487,7 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
     /* waiters listen on the slots' channel (their release script publishes there) */
     const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
-    if (w && w->subscribe(w->ctx, sp, splen, (int)random_below(c, RL_WAKE_SHARDS)) != 0) w = NULL;
+    if (w && w->subscribe(w->ctx, sp, splen, (int)random_below(c, RL_WAKE_SHARDS), NULL) != 0) w = NULL;
     int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
     permit_tally tally_, *t = &tally_;
     for (int attempt = 0;; attempt++) {
@@ -1412,7 +1562,7 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
             outcome = RL_LIMIT;
         }
         if (outcome == RL_SAME_SERVER || outcome == RL_LIMIT) break;
-        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info)) break;
+        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, 0)) break;
     }
     if (w) w->unsubscribe(w->ctx);
     return outcome;

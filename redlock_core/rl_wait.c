@@ -140,7 +140,7 @@ static int sub_send(rl_subs *s, int i, int on, uint64_t now)
 {
     if (s->nlist) return sub_send_list(s, i, on, now);
     const char *argv[3] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan};
-    size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + 2};
+    size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + s->shardlen};
     return rlc_sub_send(s->net.conns[i], on, 3, argv, lens, now, on_push, rl_wait_push_element, s);
 }
 
@@ -185,7 +185,7 @@ static void resubscribe(rl_subs *s, uint64_t now)
     }
 }
 
-static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
+static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard, const char *fid)
 {
     rl_subs *s = ctx;
     uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
@@ -213,8 +213,15 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard)
     s->chanlen = pl + keylen;
     s->chan[s->chanlen] = '\0'; /* no resource has a NUL: no key's channel is a shard's */
     s->chan[s->chanlen + 1] = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS));
+    s->shardlen = 2;
+    if (fid && !s->nlist) {
+        /* a fair waiter's own channel (rl_script_release wakes the queue's first) */
+        s->chan[s->chanlen + 1] = 'q';
+        memcpy(s->chan + s->chanlen + 2, fid, RL_FAIR_ID_LEN);
+        s->shardlen = 2 + RL_FAIR_ID_LEN;
+    }
     s->chan_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen);
-    s->shard_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen + 2);
+    s->shard_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen + s->shardlen);
     s->ev.kind = RL_WAKE_TIMER;
     s->last_release = 0;
     s->last_seen = 0;

@@ -140,7 +140,10 @@ static inline char fake_classify(const rl_cmd *cmd)
             return 'X';
         if (cmd->argvlen[1] == strlen(rl_script_acquire_sha) &&
             memcmp(cmd->argv[1], rl_script_acquire_sha, cmd->argvlen[1]) == 0)
-            return 'A'; /* a waiter's SET (answered from the SET table) */
+            /* the plain attempt (key token ttl, no shard: the SET NX, as
+             * the script that also keeps out of a fair queue), else a
+             * waiter's SET (both answered from the SET table) */
+            return cmd->argc == 7 && cmd->argv[2][0] == '1' && cmd->argvlen[6] == 0 ? 'S' : 'A';
     }
     if (cmd->argc >= 1 && cmd->argvlen[0] == 6 && memcmp(cmd->argv[0], "EXISTS", 6) == 0) return 'E';
     if (cmd->argc >= 1 && cmd->argvlen[0] == 3 && memcmp(cmd->argv[0], "GET", 3) == 0) return 'G';

@@ -101,13 +101,17 @@ static void test_acquire_set_command(void)
     CHECK_OUT(rl_acquire(&F.ctx, "res:1", 5, 30000, &opts0, &info, NULL), RL_ACQUIRED);
     REQUIRE(F.ncalls == 1);
     fake_rec *r = &F.calls[0];
-    CHECK_EQ(r->argc, 6);
-    CHECK_STR(r->argv[0], "SET");
-    CHECK_STR(r->argv[1], "res:1");
-    CHECK_STR(r->argv[2], info.token);
-    CHECK_STR(r->argv[3], "NX");
-    CHECK_STR(r->argv[4], "PX");
+    /* the SET NX PX as the acquire script (which also keeps out of a fair
+     * queue): EVALSHA sha 1 key token ttl "" (no shard) */
+    CHECK_EQ(r->argc, 7);
+    CHECK_STR(r->argv[0], "EVALSHA");
+    CHECK_STR(r->argv[1], rl_script_acquire_sha);
+    CHECK_STR(r->argv[2], "1");
+    CHECK_STR(r->argv[3], "res:1");
+    CHECK_STR(r->argv[4], info.token);
     CHECK_STR(r->argv[5], "30000");
+    CHECK_EQ(r->argvlen[6], 0);
+    CHECK(strstr(rl_script_acquire, "\"NX\",\"PX\",ARGV[2]") != NULL);
     CHECK_EQ(r->n, 3);
     CHECK(is_lower_hex_token(info.token));
     /* binary-safe key: length, not strlen (a NUL makes a key list, RL_KEY_LIST) */
@@ -117,8 +121,8 @@ static void test_acquire_set_command(void)
                          "b",
                          4, 100, &opts0, &info, NULL),
               RL_ACQUIRED);
-    CHECK_EQ(F.calls[0].argvlen[1], 4);
-    CHECK(memcmp(F.calls[0].argv[1],
+    CHECK_EQ(F.calls[0].argvlen[3], 4);
+    CHECK(memcmp(F.calls[0].argv[3],
                  "a\xff\x01"
                  "b",
                  4) == 0);
@@ -442,10 +446,10 @@ static void test_retry_then_win(void)
     CHECK_EQ(info.attempts, 3);
     CHECK_STR(F.log, "SRzSRzS");
     /* the same token on every attempt */
-    CHECK_STR(F.calls[0].argv[2], info.token);
+    CHECK_STR(F.calls[0].argv[4], info.token);
     CHECK_STR(F.calls[1].argv[4], info.token);
-    CHECK_STR(F.calls[2].argv[2], info.token);
-    CHECK_STR(F.calls[4].argv[2], info.token);
+    CHECK_STR(F.calls[2].argv[4], info.token);
+    CHECK_STR(F.calls[4].argv[4], info.token);
     /* start and validity of the winning attempt */
     CHECK_EQ(info.start_us, F.calls[4].t_start);
     CHECK_EQ(info.validity_ms, 10000 - 3 - 102);
@@ -726,7 +730,7 @@ static void test_tokens(void)
     F.rnd.len = RL_TOKEN_BYTES;
     CHECK_OUT(rl_acquire(&F.ctx, "k", 1, 1000, &opts0, &info, NULL), RL_ACQUIRED);
     CHECK_STR(info.token, want);
-    CHECK_STR(F.calls[0].argv[2], want);
+    CHECK_STR(F.calls[0].argv[4], want);
 }
 
 /* ======================================================================
@@ -2669,9 +2673,9 @@ static void scripted_stop(scripted *s)
     unlink(s->path);
 }
 
-/* the answers to the SCRIPT LOADs of a connect (rlc_queue_scripts: 16 scripts) */
+/* the answers to the SCRIPT LOADs of a connect (rlc_queue_scripts: 17 scripts) */
 #define HS_SHA "$40\r\n0123456789012345678901234567890123456789\r\n"
-#define HS_REPLIES HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
+#define HS_REPLIES HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
@@ -3018,7 +3022,7 @@ static void test_net_subscribe_not_queued(void)
     REQUIRE(subs_open(subs, 3, 200) == 0);
     rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
     /* every connection open and idle */
-    REQUIRE(w.subscribe(w.ctx, "subq:a", 6, 0) == 0);
+    REQUIRE(w.subscribe(w.ctx, "subq:a", 6, 0, NULL) == 0);
     w.unsubscribe(w.ctx);
     rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s);
     REQUIRE(subs_idle(&s));
@@ -3026,7 +3030,7 @@ static void test_net_subscribe_not_queued(void)
     /* B: a queue with no room left (entries with nothing in flight: no reply comes) */
     while (rlc_q_push(subs[B], EXP_SKIP, RL_OP_OTHER, 0, mono_us()) == 0 && subs[B]->qlen < QMAX - 64) {}
     node_pause(C);
-    REQUIRE(w.subscribe(w.ctx, "subq:b", 6, 0) == 0);
+    REQUIRE(w.subscribe(w.ctx, "subq:b", 6, 0, NULL) == 0);
     uint64_t t0 = mono_us();
     w.ready(w.ctx, t0 + 2000000);
     uint64_t el = mono_us() - t0;
@@ -3052,7 +3056,7 @@ static void test_net_wake_acquired_then_released(void)
     rl_waiter w;
     REQUIRE(subs_open(subs, 3, 500) == 0);
     rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
-    REQUIRE(w.subscribe(w.ctx, "wakeorder:k", 11, 0) == 0);
+    REQUIRE(w.subscribe(w.ctx, "wakeorder:k", 11, 0, NULL) == 0);
     w.ready(w.ctx, mono_us() + 2000000);
     rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s); /* every node's confirmation */
     REQUIRE(subs_idle(&s));

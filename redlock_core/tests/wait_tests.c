@@ -25,6 +25,7 @@ typedef struct fake_waiter {
     int subscribes, readies, waits, latests, unsubscribes;
     int subscribed; /* between subscribe and unsubscribe */
     int fail_subscribe;
+    int fair; /* subscribed with a fair id */
     int calls_at_subscribe; /* fan-outs done before subscribe() */
     int shard;
     char key[64];
@@ -42,11 +43,12 @@ static void fw_add(uint64_t at, int kind, int waiters)
     FW.nev++;
 }
 
-static int fw_subscribe(void *ctx, const char *key, size_t keylen, int shard)
+static int fw_subscribe(void *ctx, const char *key, size_t keylen, int shard, const char *fid)
 {
     fake_waiter *w = ctx;
     w->subscribes++;
     w->shard = shard;
+    w->fair = fid != NULL;
     w->calls_at_subscribe = w->f->ncalls;
     snprintf(w->key, sizeof(w->key), "%.*s", (int)keylen, key);
     if (w->fail_subscribe) return -1;

@@ -34,11 +34,12 @@ foreach ($s1['nodes'] as $name => $n) {
     }
 }
 echo "bad node entries: $bad\n";
-foreach (['acquired', 'conflicts', 'quorum_failures', 'released', 'extended'] as $k) {
+foreach (['acquired', 'conflicts', 'quorum_failures', 'released', 'extended', 'attempts', 'wakeups'] as $k) {
     if (!is_int($s1[$k])) echo "$k not int\n";
 }
 
-foreach (['acquired', 'conflicts', 'quorum_failures', 'released', 'extended'] as $k) {
+// attempts: two lock() calls without retries, one attempt each; no wait, no wake-up
+foreach (['acquired', 'conflicts', 'quorum_failures', 'released', 'extended', 'attempts', 'wakeups'] as $k) {
     echo "$k +", $s1[$k] - $s0[$k], "\n";
 }
 $grew = 0;
@@ -106,7 +107,7 @@ rl_restore_nodes();
 ?>
 --EXPECT--
 NULL
-acquired,auto_extended,conflicts,extended,nodes,quorum_failures,released
+acquired,attempts,auto_extended,conflicts,extended,nodes,quorum_failures,released,wakeups
 nodes keyed by name: 5
 bad node entries: 0
 acquired +1
@@ -114,6 +115,8 @@ conflicts +1
 quorum_failures +0
 released +1
 extended +1
+attempts +2
+wakeups +0
 nodes with ok grown and sane latency: 5
 bool(true)
 bool(true)

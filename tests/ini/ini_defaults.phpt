@@ -8,7 +8,7 @@ redlock
 <?php
 require __DIR__ . '/../config.inc';
 foreach (['retry_count', 'retry_delay', 'retry_jitter', 'wait', 'drift_factor', 'connect_timeout',
-          'timeout', 'persistent', 'prefix', 'fencing', 'auto_release', 'throw_on_lost', 'wake_on_release'] as $o) {
+          'timeout', 'persistent', 'prefix', 'fencing', 'auto_release', 'throw_on_lost', 'wake_on_release', 'fair'] as $o) {
     $v = ini_get("redlock.$o");
     echo "$o: ", $v === false ? 'MISSING' : var_export($v, true), "\n";
 }
@@ -49,6 +49,7 @@ fencing: '0'
 auto_release: '1'
 throw_on_lost: '0'
 wake_on_release: '1'
+fair: '0'
 redlock.metrics: PHP_INI_SYSTEM
 all PHP_INI_ALL: true
 ini prefix used: 5
