@@ -3,7 +3,7 @@
 # this extension waking on release, its own polling mode, and the peers' blocking
 # APIs, side by side in one run on 5 loopback nodes it starts itself.
 #
-#   bash bench/contended.sh [--short] [--impls ext,ext_poll,symfony,laravel]
+#   bash bench/contended.sh [--short] [--impls ext,ext_fair,ext_poll,symfony,laravel]
 #        [--burst N] [--steady-procs N] [--seconds S] [--hold-us US] [--think-us US]
 #        [--ext PATH/redlock.so] [--out DIR] [--scaling] [--no-scenarios]
 #
@@ -18,7 +18,7 @@
 # --scaling: nodes 1/3/5/7/9 x processes 1/2/4/8/16, uncontended (distinct resources)
 #   and contended (the steady loop), ext only; data and plot in OUT/scaling.*.
 # --short (the test command): burst of 20, steady 4 processes for 2 s, ext and
-#   ext_poll only; exit 0 whatever the figures, non-zero only on a crash or overlap.
+#   ext_poll and ext_fair only; exit 0 whatever the figures, non-zero only on a crash or overlap.
 # Output: a table on stdout, OUT/contended.json, OUT/contended/ (raw). OUT: bench/out.
 set -u
 set -o pipefail
@@ -48,9 +48,9 @@ while [ $# -gt 0 ]; do
     shift
 done
 if [ $SHORT = 1 ]; then
-    : "${IMPLS:=ext,ext_poll}" "${BURST:=20}" "${SPROCS:=4}" "${SECS:=2}"
+    : "${IMPLS:=ext,ext_poll,ext_fair}" "${BURST:=20}" "${SPROCS:=4}" "${SECS:=2}"
 else
-    : "${IMPLS:=ext,ext_poll,symfony,laravel}" "${BURST:=50}" "${SPROCS:=8}" "${SECS:=10}"
+    : "${IMPLS:=ext,ext_fair,ext_poll,symfony,laravel}" "${BURST:=50}" "${SPROCS:=8}" "${SECS:=10}"
 fi
 if [ -z "$EXT_SO" ]; then
     EXT_SO="$REPO/modules/redlock.so"
@@ -83,7 +83,7 @@ worker_run() {   # impl, outfile, args...
     local impl=$1 out=$2
     shift 2
     case "$impl" in
-        ext|ext_poll) timeout 300 "$PHP" -n -d "extension=$EXT_SO" "$BENCH/impl/contended.php" --impl="$impl" "$@" >"$out" 2>"$out.err" ;;
+        ext|ext_poll|ext_fair) timeout 300 "$PHP" -n -d "extension=$EXT_SO" "$BENCH/impl/contended.php" --impl="$impl" "$@" >"$out" 2>"$out.err" ;;
         *) timeout 300 "$PHP" "$BENCH/impl/contended.php" --impl="$impl" "$@" >"$out" 2>"$out.err" ;;
     esac
 }

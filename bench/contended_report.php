@@ -48,6 +48,10 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
             continue;
         }
         $timeouts += $p['timeouts'];
+        if (isset($p['lib_attempts'])) {
+            $libAtt = ($libAtt ?? 0) + $p['lib_attempts'];
+            $libWk = ($libWk ?? 0) + $p['lib_wakeups'];
+        }
         $errors += $p['errors'];
         $per[$k] = count($p['events']);
         foreach ($p['events'] as $e) {
@@ -79,13 +83,18 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
         }
     }
     $hold = pct($holds, 0.5);
+    $libAtt ??= null;
+    $libWk ??= null;
     $r = ['impl' => $impl, 'processes' => count($procs), 'acquisitions' => $n, 'timeouts' => $timeouts,
         'errors' => $errors, 'crashed' => $crashed, 'overlaps' => $overlaps,
         'hold_us_p50' => $hold, 'uncontended_us' => $uncUs,
         'handoff_us_p50' => pct($handoff, 0.5), 'handoff_us_p99' => pct($handoff, 0.99),
         'handoffs' => count($handoff),
         'cross_share' => $pairs ? round($cross / $pairs, 3) : 0.0,
-        'fairness' => $per && max($per) > 0 ? round(min($per) / max($per), 3) : 0.0];
+        'fairness' => $per && max($per) > 0 ? round(min($per) / max($per), 3) : 0.0,
+        // the extension's stats(): attempts and wake-ups per acquisition
+        'attempts_per_acq' => $libAtt !== null && $n ? round($libAtt / $n, 2) : null,
+        'wakeups_per_acq' => $libWk !== null && $n ? round($libWk / $n, 2) : null];
     // CPU: the processes' own (their measured part: lock, hold, release) and the Redis
     // servers'; on C cores the run cannot take less than their sum / C (its floor)
     $cpu = array_sum(array_map(fn ($p) => (float)($p['cpu_ms'] ?? 0), array_filter($procs, fn ($p) => empty($p['crashed']))));
@@ -126,7 +135,7 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
 }
 
 $out = ['uncontended_us' => $uncUs, 'meta' => $meta, 'burst' => [], 'steady' => []];
-$impls = $meta['impls'] ?? ['ext', 'ext_poll', 'symfony', 'laravel'];
+$impls = $meta['impls'] ?? ['ext', 'ext_fair', 'ext_poll', 'symfony', 'laravel'];
 foreach (['burst', 'steady'] as $sc) {
     foreach ($impls as $impl) {
         $r = analyse($dir, $sc, $impl, $meta, $uncUs);
@@ -137,7 +146,7 @@ foreach (['burst', 'steady'] as $sc) {
 }
 file_put_contents("$dir/contended.json", json_encode($out, JSON_PRETTY_PRINT) . "\n");
 
-$label = ['ext' => 'ext (wake on release)', 'ext_poll' => 'ext polling (wake_on_release off)',
+$label = ['ext' => 'ext (wake on release)', 'ext_fair' => 'ext fair (fair => true)', 'ext_poll' => 'ext polling (wake_on_release off)',
     'symfony' => 'symfony/lock acquire(true)', 'laravel' => 'Laravel-style 250 ms poll'];
 printf("uncontended lock+release (ext, median): %d us\n", $uncUs);
 // cli cpu / srv cpu: CPU ms of the processes' measured part and of the Redis servers;
@@ -148,32 +157,32 @@ if ($out['burst']) {
     $p = $meta['burst_procs'] ?? 50;
     printf("\nBurst: %d processes, each lock(wait) once, hold %d us, release, exit\n", $p, $meta['hold_us'] ?? 1000);
     printf("%-36s %9s %9s %7s %8s %8s %6s %6s %8s %5s %8s %8s %7s\n", 'impl', 'all ms', 'ideal ms', 'x ideal', 'p50 ms', 'p99 ms',
-        'tmout', 'overl', 'cmd/acq', 'crash', 'cli cpu', 'srv cpu', 'floor x');
+        'tmout', 'overl', 'cmd/acq', 'crash', 'cli cpu', 'srv cpu', 'floor x', 'att/acq', 'wk/acq');
     foreach ($out['burst'] as $impl => $r) {
         if (!empty($r['skipped'])) {
             printf("%-36s skipped (not installed)\n", $label[$impl] ?? $impl);
             continue;
         }
-        printf("%-36s %9.1f %9.1f %7.2f %8.1f %8.1f %6d %6d %8s %5d %8.1f %8s %7.2f\n", $label[$impl] ?? $impl, $r['all_served_ms'] ?? 0,
+        printf("%-36s %9.1f %9.1f %7.2f %8.1f %8.1f %6d %6d %8s %5d %8.1f %8s %7.2f %7s %7s\n", $label[$impl] ?? $impl, $r['all_served_ms'] ?? 0,
             $r['ideal_ms'] ?? 0, $r['x_ideal'] ?? 0, $r['latency_ms_p50'] ?? 0, $r['latency_ms_p99'] ?? 0,
             $r['timeouts'], $r['overlaps'], $r['cmds_per_handoff'] ?? '-', $r['crashed'], $r['client_cpu_ms'],
-            $r['redis_cpu_ms'] ?? '-', $r['cpu_floor_x_ideal']);
+            $r['redis_cpu_ms'] ?? '-', $r['cpu_floor_x_ideal'], $r['attempts_per_acq'] ?? '-', $r['wakeups_per_acq'] ?? '-');
     }
 }
 if ($out['steady']) {
     printf("\nSteady: %d processes loop lock(wait) / hold %d us / release / %d us elsewhere, %.1f s\n",
         $meta['steady_procs'] ?? 8, $meta['hold_us'] ?? 1000, $meta['think_us'] ?? 5000, $meta['steady_seconds'] ?? 0);
     printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s %7s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
-        'cross', 'fair', 'tmout', 'overl', 'cmd/acq', 'cpu max');
+        'cross', 'fair', 'tmout', 'overl', 'cmd/acq', 'cpu max', 'att/acq', 'wk/acq');
     foreach ($out['steady'] as $impl => $r) {
         if (!empty($r['skipped'])) {
             printf("%-36s skipped (not installed)\n", $label[$impl] ?? $impl);
             continue;
         }
-        printf("%-36s %8.1f %8.1f %6.3f %7.2fms %7.2fms %6.2f %6.2f %6d %6d %8s %7.2f\n", $label[$impl] ?? $impl,
+        printf("%-36s %8.1f %8.1f %6.3f %7.2fms %7.2fms %6.2f %6.2f %6d %6d %8s %7.2f %7s %7s\n", $label[$impl] ?? $impl,
             $r['acq_per_s'] ?? 0, $r['ideal_per_s'] ?? 0, $r['of_ideal'] ?? 0, $r['handoff_us_p50'] / 1000,
             $r['handoff_us_p99'] / 1000, $r['cross_share'], $r['fairness'], $r['timeouts'], $r['overlaps'],
-            $r['cmds_per_handoff'] ?? '-', $r['cpu_ceiling_of_ideal'] ?? 0);
+            $r['cmds_per_handoff'] ?? '-', $r['cpu_ceiling_of_ideal'] ?? 0, $r['attempts_per_acq'] ?? '-', $r['wakeups_per_acq'] ?? '-');
     }
 }
 foreach ($meta['notes'] ?? [] as $note) {

@@ -517,10 +517,11 @@ typedef struct rl_subs {
     size_t chanlen;  /* of the key's channel */
     size_t shardlen; /* of what follows it: 2, or 2 + RL_FAIR_ID_LEN */
     uint64_t chan_hash, shard_hash;
-    uint64_t last_release; /* id of the release last reported (one per release, not per node) */
-    uint64_t last_seen;    /* nodes that announced the release last reported */
-    uint64_t counting;     /* id of the release whose messages are being counted (0: none) */
-    uint64_t seen;         /* nodes that announced it (bit i: node i) */
+    uint64_t last_release;    /* id of the release last reported (one per release, not per node) */
+    uint64_t last_seen;       /* nodes that announced the release last reported */
+    uint64_t counting;        /* id of the release whose messages are being counted (0: none) */
+    uint64_t listen_counting; /* counting when the current listen began (rl_wait.c has_event) */
+    uint64_t seen;            /* nodes that announced it (bit i: node i) */
     uint64_t seen_first_us;
     int seen_waiters;
     rl_wake ev;                          /* pending event, kind RL_WAKE_TIMER when none */

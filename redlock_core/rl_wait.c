@@ -270,7 +270,15 @@ static void w_ready(void *ctx, uint64_t until_us)
     rl_net_listen(&s->net, until_us < cap ? until_us : cap, enough_confirmed, s);
 }
 
-static int has_event(void *ud) { return ((rl_subs *)ud)->ev.kind != RL_WAKE_TIMER; }
+/* an event, or a release begun to be counted during this listen: then
+ * its grace (RL_WAKE_GRACE_US) must bound the wait, not the retry timer
+ * (releases of two owners interleaved, or a node's message lost, leave a
+ * count short of a quorum; a fair waiter is the only one told) */
+static int has_event(void *ud)
+{
+    const rl_subs *s = ud;
+    return s->ev.kind != RL_WAKE_TIMER || (s->counting && s->counting != s->listen_counting);
+}
 
 static int w_wait(void *ctx, uint64_t until_us, rl_wake *ev)
 {
@@ -289,6 +297,7 @@ static int w_wait(void *ctx, uint64_t until_us, rl_wake *ev)
             if (s->wanted[i] && at > now && at < until) until = at;
         }
         if (s->counting && s->seen_first_us + RL_WAKE_GRACE_US < until) until = s->seen_first_us + RL_WAKE_GRACE_US;
+        s->listen_counting = s->counting;
         rl_net_listen(&s->net, until, has_event, s);
         if (s->ev.kind == RL_WAKE_TIMER) release_grace(s, clk->now_us(clk->ctx));
         if (s->ev.kind != RL_WAKE_TIMER) break;

@@ -19,6 +19,7 @@
 // Implementations:
 //   ext       RedLock::lock(wait) with wake_on_release (default)
 //   ext_poll  the same with wake_on_release => false (retry_delay 200 ms + jitter 100 ms)
+//   ext_fair  the same (wake on release) with fair => true (API.md "Fair waiting")
 //   symfony   symfony/lock Lock::acquire(true) over a CombinedStore of N RedisStore
 //             (ConsensusStrategy); Symfony retries every 100 ± 10 ms
 //   laravel   Laravel's Cache::lock()->block() pattern on ONE node: SET NX PX, else
@@ -63,11 +64,12 @@ function hold(int $us): void
 switch ($impl) {
     case 'ext':
     case 'ext_poll':
+    case 'ext_fair':
         if (!extension_loaded('redlock')) {
             fwrite(STDERR, "redlock not loaded\n");
             exit(1);
         }
-        $rl = new RedLock($nodes, ['wake_on_release' => $impl === 'ext']);
+        $rl = new RedLock($nodes, ['wake_on_release' => $impl !== 'ext_poll', 'fair' => $impl === 'ext_fair']);
         $lock = fn (string $r, int $wait) => $rl->lock($r, TTL_MS, $wait > 0 ? ['wait' => $wait] : ['retry_count' => 0]);
         $release = fn ($h) => $h->release();
         break;
@@ -167,6 +169,7 @@ function wakeups(): int
 // what the measured part costs this process (not PHP's start nor the warm-up)
 $cpu0 = cpu_ms();
 $cs0 = wakeups();
+$st0 = isset($rl) ? $rl->stats() : null;
 $events = [];
 $timeouts = $errors = 0;
 $end = hrtime(true) + (int)($seconds * 1e9);
@@ -198,8 +201,12 @@ do {
 } while (!$once && hrtime(true) < $end);
 $cpuRun = cpu_ms() - $cpu0;
 $cs = wakeups() - $cs0;
+// the extension's own counts (stats()): attempts sent, waits a release ended
+$st1 = isset($rl) ? $rl->stats() : null;
 echo json_encode(['impl' => $impl, 'pid' => getmypid(), 'events' => $events, 'timeouts' => $timeouts,
-    'errors' => $errors, 'wakeups' => $cs, 'cpu_ms' => round($cpuRun, 2)]), "\n";
+    'errors' => $errors, 'wakeups' => $cs, 'cpu_ms' => round($cpuRun, 2),
+    'lib_attempts' => $st1 ? $st1['attempts'] - $st0['attempts'] : null,
+    'lib_wakeups' => $st1 ? $st1['wakeups'] - $st0['wakeups'] : null]), "\n";
 if ($linger !== '') {
     fflush(STDOUT);
     for ($i = 0; $i < 1200 && !file_exists($linger); $i++) {

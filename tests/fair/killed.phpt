@@ -60,7 +60,7 @@ for ($round = 0; $round < 4; $round++) {
     $held->release();
     if ($step === 3) {
         // the first holder dies holding (its lock expires by its ttl, 1000 ms)
-        for ($t = 0; $t < rl_slack(400) && !file_exists($log); $t++) usleep(5000);
+        for ($t = 0; $t < rl_slack(400) && !str_contains((string) @file_get_contents($log), "\n"); $t++) usleep(5000);
         posix_kill($pids[0], SIGKILL);
     }
     $dead = $step === 0 || $step === 1 ? $victims : [0];
