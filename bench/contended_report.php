@@ -156,7 +156,7 @@ printf("uncontended lock+release (ext, median): %d us\n", $uncUs);
 if ($out['burst']) {
     $p = $meta['burst_procs'] ?? 50;
     printf("\nBurst: %d processes, each lock(wait) once, hold %d us, release, exit\n", $p, $meta['hold_us'] ?? 1000);
-    printf("%-36s %9s %9s %7s %8s %8s %6s %6s %8s %5s %8s %8s %7s\n", 'impl', 'all ms', 'ideal ms', 'x ideal', 'p50 ms', 'p99 ms',
+    printf("%-36s %9s %9s %7s %8s %8s %6s %6s %8s %5s %8s %8s %7s %7s %7s\n", 'impl', 'all ms', 'ideal ms', 'x ideal', 'p50 ms', 'p99 ms',
         'tmout', 'overl', 'cmd/acq', 'crash', 'cli cpu', 'srv cpu', 'floor x', 'att/acq', 'wk/acq');
     foreach ($out['burst'] as $impl => $r) {
         if (!empty($r['skipped'])) {
@@ -172,7 +172,7 @@ if ($out['burst']) {
 if ($out['steady']) {
     printf("\nSteady: %d processes loop lock(wait) / hold %d us / release / %d us elsewhere, %.1f s\n",
         $meta['steady_procs'] ?? 8, $meta['hold_us'] ?? 1000, $meta['think_us'] ?? 5000, $meta['steady_seconds'] ?? 0);
-    printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s %7s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
+    printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s %7s %7s %7s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
         'cross', 'fair', 'tmout', 'overl', 'cmd/acq', 'cpu max', 'att/acq', 'wk/acq');
     foreach ($out['steady'] as $impl => $r) {
         if (!empty($r['skipped'])) {
