@@ -111,7 +111,7 @@ const char rl_script_acquire[] =
     "for _, x in ipairs({qk, xk, tq}) do if redis.call(\"pttl\",x) < e then redis.call(\"pexpire\",x,e) end end end "
     "local hd = redis.call(\"zrange\",qk,0,0)[1] blk = hd ~= nil and hd ~= fid "
     "if not blk then r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) end "
-    "if r then redis.call(\"zrem\",qk,fid) redis.call(\"zrem\",xk,fid) elseif t == 0 then tk = redis.call(\"incr\",tq) "
+    "if not r and t == 0 then tk = redis.call(\"incr\",tq) "
     "if redis.call(\"pttl\",tq) < e then redis.call(\"pexpire\",tq,e) end end "
     "elseif redis.call(\"exists\",qk) == 1 then blk = true "
     "else r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) end "
@@ -131,7 +131,7 @@ const char rl_script_acquire[] =
     "redis.call(\"zadd\",wk,now + tonumber(wms),ARGV[1]) "
     "if redis.call(\"pttl\",wk) < tonumber(wms) then redis.call(\"pexpire\",wk,wms) end end "
     "end if tk then r = tk end if not mk then return r end " RL_LUA_MAXTTL("mk", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_sha[] = "78623793e70c26316b2a126e63d0efd500ce57ad";
+const char rl_script_acquire_sha[] = "6709136ecba37a924abb6d7f8130bd71d695e082";
 /* compare-and-pexpire; with ARGV[3], the maxttl key (as above): the answer is
  * [1 extended, 0 another owner's key, -1 no key; stored TTL; its age] */
 const char rl_script_extend[] =
@@ -1285,12 +1285,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     rl_result rr[RL_MAX_NODES];
     if (a.wrote && outcome != RL_ACQUIRED) (void)c->tp->fanout(c->tp->ctx, &a.wrem, rr, n, NULL, NULL);
     if (a.queued) {
-        /* out of the queue: every node when we give up; when we won, the
-         * nodes whose SET did not take our entry with it */
+        /* out of the queue on every node, won or given up: a node that set
+         * the key for us keeps our entry until then, so that a win on a
+         * minority (released again) does not cost us our place */
         a.leave.skip = 0;
-        if (outcome == RL_ACQUIRED)
-            for (int i = 0; i < n; i++)
-                if (res[i].state == RL_ANSWERED && is_ok_status(&res[i].reply, NULL)) a.leave.skip |= (uint64_t)1 << i;
         (void)c->tp->fanout(c->tp->ctx, &a.leave, rr, n, NULL, NULL);
     }
     if (outcome == RL_ACQUIRED && a.nonced && rl_key_is_shared(key, keylen)) {
