@@ -48,7 +48,6 @@ echo "inversions: $inversions\n";
 // won on a minority also hears its own cleanup, and an early wake-up, before the slowest
 // node released, can cost one more); without fair a release wakes a whole shard
 echo "wake-ups, 18 releases with a waiter: ", $wakeups >= 15 && $wakeups <= 36 ? '15 to 36' : $wakeups, "\n";
-if ($wakeups > 21) fprintf(STDERR, "wake-ups: %d\n", $wakeups);
 echo "queue entries left: $left\n";
 ?>
 --EXPECT--
