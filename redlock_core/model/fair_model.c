@@ -2,124 +2,151 @@
  * HACKING.md "Fair waiting").
  *
  * Not the C core: a model of the protocol. N nodes (3, 5), C clients (3, 4), one
- * resource; each client locks (fair), holds and releases OPS times. Every request and reply
- * is a message on the FIFO channel of one (client, node) pair, and channels are
- * served in any interleaving. Per node: the key's owner, the queue (client ->
- * ticket, ordered by (ticket, client)) and the counter. A client:
- *   ticket attempt  the node sets the key when its queue is empty (or we are first)
- *                   and the key is free (OK), else answers its counter, incremented;
- *                   the client holds with a quorum of OKs, else takes its ticket T
- *                   from the answers (below), releases the nodes that said OK, and
+ * resource; every client runs OPS (2) fair lock() calls: lock, hold, release. Each
+ * request and reply is a message on the FIFO channel of one (client, node) pair,
+ * channels are served in any interleaving, so a node may run a request long after
+ * the client decided without it (a timeout). Per node: the key's owner, the queue
+ * (entry -> ticket, ordered by (ticket, id)) and the counter. A lock() call:
+ *   ticket attempt  the node sets the key when its queue is empty and the key is
+ *                   free (OK), else answers INCR counter; decided as decide_fair
+ *                   (a quorum of OKs wins, or a quorum of integers, or all
+ *                   answered); the nodes that did not refuse are released; with a
+ *                   quorum of integers the ticket T is their highest (fair_ticket),
+ *                   else the ticket attempt is made again later
  *   attempt(T)      the node writes our entry (T), raises its counter to T, and sets
- *                   the key when we are first and it is free (the entry stays); a
- *                   quorum of OKs holds (a leave goes to every node), else the OK nodes are released and
- *                   attempt(T) is sent again, at any later moment (the wake-up or
- *                   the retry timer).
- * A client may crash (at most one per run); its entries and its key expire on each
- * node later (the TTL), after its last message there. Live entries never lapse.
+ *                   the key when our entry is first and the key is free; the entry
+ *                   stays (a win on a minority keeps the place). A quorum of OKs
+ *                   wins, the leave then goes to every node; else the nodes that did
+ *                   not refuse are released and attempt(T) is made again at any
+ *                   later moment (the wake-up, or the retry timer)
+ *   give up         between two attempts: the leave to every node
+ *   crash           the client sends nothing more; its entries and its key lapse on
+ *                   each node later (the TTL: an action of its own), after its last
+ *                   message there. A live waiter's entry never lapses (it renews).
+ * A run: a random phase of 1..RANDOM_STEPS steps (the faults allowed in it chosen
+ * per run: crashes, give-ups, timeouts; one connection in P_SLOW slow), then a calm
+ * phase (no fault; a client retries once its requests are out) that must finish
+ * every call within CALM_STEPS.
  *
- * Checked after every step: at most one holder; FIFO: a client that wins while
- * another live client had its entry on a quorum of nodes at once before the winner asked
- * is a violation. At the end of a run, a calm phase (no crash) must let every live
- * client finish within a bound, else the queue is stuck.
+ * Checked after every step: at most one holder (the RedLock quorum rule); FIFO: a
+ * client B that wins while a live client A waits in a call it has not given up, an
+ * attempt(T) of A's call having run on a quorum of nodes ("queued") before B's call
+ * asked (its first ticket attempt), is a violation. At the end of the calm phase: a live
+ * client whose call has not finished is a stuck queue.
  *
  * Variants:
- *   quorum-max       T = the highest of a quorum of answers, counters raised to T
- *                                                          -- must never violate
- *   no-raise         the same without raising the counters -- must be caught
- *   minority-ticket  T = the first answer (one node's)     -- must be caught
- *   local-ticket     each node gives an entry its own next counter value (every
- *                    node orders by its own arrivals)      -- must be caught
+ *   quorum-max       T = the highest of a quorum of answers, counters raised to T,
+ *                    the entry kept until the leave (rl_lock.c)  -- must never violate
+ *   no-raise         the same without raising the counters       -- must be caught
+ *   minority-ticket  T = the first integer answer (one node's)   -- must be caught
+ *   local-ticket     no common ticket: each node gives an entry its own next
+ *                    counter value (orders by its own arrivals)  -- must be caught
+ *                    (as a stuck queue: FIFO as checked holds, a node's values
+ *                    grow with its arrivals; concurrent waiters first on
+ *                    different nodes, none on a quorum, wait for ever)
  *   drop-on-set      a node that sets the key for a waiter removes its entry at
- *                    once (not at the winner's leave): a win on a minority, then
- *                    released, costs the waiter its place  -- must be caught
+ *                    once: a win on a minority, released again, costs the waiter
+ *                    its place there                             -- must be caught
  *
  * Randomized with a fixed seed, bounded runs and steps: reproducible. Prints the
- * counterexamples per variant and configuration, the shortest of each broken
- * variant, and "N passed, N failed" (one verdict per configuration of quorum-max,
- * one per broken variant: caught in some configuration); exits non-zero when
- * quorum-max has a violation or a broken variant has none.
+ * counterexamples per variant and configuration (one verdict each), the shortest of
+ * each broken variant, and "N passed, N failed"; exits non-zero when quorum-max has
+ * a violation or a broken variant has none in some configuration.
  *
- * Usage: fair_model [runs-per-configuration] [seed]   (defaults 20000, 20261203) */
+ * Usage: fair_model [runs-per-configuration] [seed]   (defaults 10000, 20261203) */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAXN 5
 #define MAXC 4
+#define OPS 2 /* lock() calls per client */
 #define QCAP 16
-#define RANDOM_STEPS 600
-#define CALM_STEPS 3000
+#define RANDOM_STEPS 500 /* the random phase lasts 1..RANDOM_STEPS steps */
+#define CALM_STEPS 4000
 #define TRACE_MAX 60
-#define TRACE_LINES 400
-#define OPS 3
+/* the scheduler's weights: a message on a fast or a slow connection (one in P_SLOW
+ * is slow, per run), a client's next step, a timeout, a give-up */
+#define W_FAST 10
+#define W_SLOW 1
+#define P_SLOW 3
+#define W_ACT 12
+#define W_TIMEOUT 1
+#define W_GIVEUP 1
+#define TRACE_W 100
 
 enum { V_QMAX, V_NORAISE, V_MINORITY, V_LOCAL, V_DROP, NVARIANTS };
 static const char *variant_name[NVARIANTS] = {"quorum-max", "no-raise", "minority-ticket", "local-ticket",
                                               "drop-on-set"};
 static const int variant_broken[NVARIANTS] = {0, 1, 1, 1, 1};
 
-enum { M_T0, M_AT, M_REL, M_LEAVE, M_OK, M_INT, M_NIL };
+enum { M_ASK, M_TRY, M_REL, M_LEAVE, M_OK, M_INT, M_NIL };
 typedef struct msg {
     int kind;
-    long v; /* M_AT: the ticket; M_INT: the counter */
+    int seq, call; /* the attempt (a reply answers it), the lock() call */
+    long v;        /* M_TRY: the ticket; M_INT: the counter */
 } msg;
 typedef struct chan {
     msg q[QCAP];
     int head, len;
 } chan;
 
-enum { C_IDLE, C_W0, C_WT, C_RETRY, C_HOLD, C_DONE, C_CRASHED };
+/* IDLE: between calls; ASK, TRY: an attempt in flight; BACK: between attempts */
+enum { C_IDLE, C_ASK, C_TRY, C_BACK, C_HOLD, C_DONE, C_CRASHED };
+enum { R_PENDING, R_OK, R_INT, R_NIL };
 typedef struct client {
-    int state, ops_left;
-    long ticket;
-    int got;            /* replies of the current attempt */
-    int ok[MAXN];       /* 1 OK, 2 an integer, 3 nil (-1: none yet) */
-    long val[MAXN];     /* the integers */
-    int first_int;      /* node of the first integer answer (minority-ticket) */
-    int asked_at;       /* step of its first ticket attempt (-1: not yet) */
-    int queued_at;      /* step its entry was on a quorum (-1: not yet) */
-    int executed[MAXN]; /* nodes that ran an attempt(T) of ours */
-    int expired[MAXN];  /* crashed: its state on node i is gone */
+    int state, ops_left, seq, call;
+    long ticket;    /* 0: none yet */
+    int ans[MAXN];  /* the current attempt's answers */
+    long val[MAXN]; /* the integers */
+    int first_int;  /* node of the first integer answer (-1 none) */
+    int asked_at;   /* step of the call's first ticket attempt */
+    int ran;        /* nodes that ran an attempt(T) of the call (a mask) */
+    int queued_at;  /* step the call's attempt(T) had run on a quorum (-1 not yet) */
 } client;
 
 typedef struct world {
-    int n, c, q, variant, step, crashes;
-    int owner[MAXN]; /* client + 1, 0 free */
+    int n, c, q, variant, step, calm;
+    int violation;                 /* 1 two holders, 2 FIFO, 3 stuck */
+    int giveups, crashy, timeouts; /* per run: the faults allowed (random phase) */
+    int slow[MAXC][MAXN];          /* per run: each connection's weight */
+    int owner[MAXN];               /* client + 1, 0 free */
     long counter[MAXN];
-    long ticket[MAXN][MAXC]; /* the queue: 0 no entry */
+    long entry[MAXN][MAXC]; /* the queue: ticket, 0 no entry */
     chan up[MAXC][MAXN], down[MAXC][MAXN];
     client cl[MAXC];
-    int violation; /* 0 none, 1 two holders, 2 FIFO, 3 stuck */
-    char trace[TRACE_LINES][80];
-    int tlines;
+    int progress; /* the last step that changed a queue or won */
+    long wins, crashes, gaveup, timedout;
+    int tracing, tlines;
+    char trace[TRACE_MAX][TRACE_W]; /* the last TRACE_MAX lines (a ring) */
 } world;
 
-static uint64_t rng;
+static uint64_t rng_state;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
 }
 static int below(int k) { return (int)(rnd() % (uint64_t)k); }
 
 static void tr(world *w, const char *fmt, ...)
 {
-    if (w->tlines >= TRACE_LINES) return;
+    if (!w->tracing) return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->trace[w->tlines++], sizeof(w->trace[0]), fmt, ap);
+    vsnprintf(w->trace[w->tlines++ % TRACE_MAX], TRACE_W, fmt, ap);
     va_end(ap);
 }
 
-static void push(chan *ch, int kind, long v)
+static void push(chan *ch, int kind, int seq, int call, long v)
 {
-    if (ch->len >= QCAP) abort(); /* (never: a client has at most a few messages in flight) */
-    ch->q[(ch->head + ch->len++) % QCAP] = (msg){kind, v};
+    if (ch->len >= QCAP) abort(); /* (never: a client acts only with room both ways) */
+    ch->q[(ch->head + ch->len++) % QCAP] = (msg){kind, seq, call, v};
 }
 static msg pop(chan *ch)
 {
@@ -129,73 +156,72 @@ static msg pop(chan *ch)
     return m;
 }
 
-/* the queue's first on node i: (ticket, client) smallest; -1 empty */
+/* the queue's first on node i: smallest (ticket, client); -1 empty */
 static int head(const world *w, int i)
 {
     int h = -1;
     for (int k = 0; k < w->c; k++)
-        if (w->ticket[i][k] && (h < 0 || w->ticket[i][k] < w->ticket[i][h])) h = k;
+        if (w->entry[i][k] && (h < 0 || w->entry[i][k] < w->entry[i][h])) h = k;
     return h;
 }
 
 static void send_all(world *w, int k, int kind, long v)
 {
-    client *c = &w->cl[k];
-    c->got = 0;
-    for (int i = 0; i < w->n; i++) {
-        c->ok[i] = -1;
-        push(&w->up[k][i], kind, v);
-    }
+    for (int i = 0; i < w->n; i++) push(&w->up[k][i], kind, w->cl[k].seq, w->cl[k].call, v);
 }
 
-/* node i runs client k's request */
+static int waiting(const client *c) { return c->state == C_ASK || c->state == C_TRY || c->state == C_BACK; }
+
+/* node i runs client k's next request */
 static void serve(world *w, int k, int i)
 {
     msg m = pop(&w->up[k][i]);
     client *c = &w->cl[k];
-    int h, free = w->owner[i] == 0;
+    int h = head(w, i), free = w->owner[i] == 0;
     switch (m.kind) {
-    case M_T0:
-        h = head(w, i);
+    case M_ASK:
         if ((h < 0 || h == k) && free) {
             w->owner[i] = k + 1;
-            w->ticket[i][k] = 0;
-            push(&w->down[k][i], M_OK, 0);
+            w->entry[i][k] = 0;
+            push(&w->down[k][i], M_OK, m.seq, m.call, 0);
+            tr(w, "n%d runs c%d ticket attempt: OK", i, k);
         } else {
-            push(&w->down[k][i], M_INT, ++w->counter[i]);
+            push(&w->down[k][i], M_INT, m.seq, m.call, ++w->counter[i]);
+            tr(w, "n%d runs c%d ticket attempt: %ld", i, k, w->counter[i]);
         }
-        tr(w, "n%d runs c%d ticket attempt: %s", i, k, (h < 0 || h == k) && free ? "OK" : "counter");
         break;
-    case M_AT:
+    case M_TRY:
+        if (!w->entry[i][k]) w->progress = w->step;
         if (w->variant == V_LOCAL) {
-            if (!w->ticket[i][k]) w->ticket[i][k] = ++w->counter[i];
+            if (!w->entry[i][k]) w->entry[i][k] = ++w->counter[i];
         } else {
-            w->ticket[i][k] = m.v;
+            w->entry[i][k] = m.v;
             if (w->variant != V_NORAISE && w->counter[i] < m.v) w->counter[i] = m.v;
         }
-        if (c->queued_at < 0) {
+        if (waiting(c) && m.call == c->call) { /* (not one of an earlier call, still on its way) */
             int e = 0;
-            for (int j = 0; j < w->n; j++) e += w->ticket[j][k] != 0;
-            if (e >= w->q) c->queued_at = w->step;
+            c->ran |= 1 << i;
+            for (int j = 0; j < w->n; j++) e += c->ran >> j & 1;
+            if (c->queued_at < 0 && e >= w->q) c->queued_at = w->step;
         }
         h = head(w, i);
         if (h == k && free) {
-            /* the entry stays until the client won (its leave): a win on a
-             * minority must not cost it its place (V_DROP: it does) */
             w->owner[i] = k + 1;
-            if (w->variant == V_DROP) w->ticket[i][k] = 0;
-            push(&w->down[k][i], M_OK, 0);
+            if (w->variant == V_DROP) w->entry[i][k] = 0;
+            push(&w->down[k][i], M_OK, m.seq, m.call, 0);
         } else {
-            push(&w->down[k][i], M_NIL, 0);
+            push(&w->down[k][i], M_NIL, m.seq, m.call, 0);
         }
-        tr(w, "n%d runs c%d attempt(%ld) (entry %ld): %s", i, k, m.v, w->ticket[i][k], h == k && free ? "OK" : "nil");
+        tr(w, "n%d runs c%d attempt(%ld) (entry %ld, counter %ld): %s", i, k, m.v, w->entry[i][k], w->counter[i],
+           h == k && free ? "OK" : "nil");
         break;
     case M_REL:
         if (w->owner[i] == k + 1) w->owner[i] = 0;
         tr(w, "n%d runs c%d release", i, k);
         break;
     case M_LEAVE:
-        w->ticket[i][k] = 0;
+        if (w->entry[i][k]) w->progress = w->step;
+        w->entry[i][k] = 0;
         tr(w, "n%d runs c%d leave", i, k);
         break;
     }
@@ -205,80 +231,108 @@ static void win(world *w, int k)
 {
     client *c = &w->cl[k];
     c->state = C_HOLD;
-    for (int i = 0; i < w->n; i++)
-        if (c->ok[i] != 1 || w->variant != V_DROP) push(&w->up[k][i], M_LEAVE, 0);
+    w->wins++;
+    w->progress = w->step;
+    if (c->ticket) send_all(w, k, M_LEAVE, 0);
+    tr(w, "c%d holds (ticket %ld)", k, c->ticket);
     int holders = 0;
     for (int j = 0; j < w->c; j++) holders += w->cl[j].state == C_HOLD;
-    if (holders > 1 && !w->violation) w->violation = 1;
-    for (int j = 0; j < w->c; j++) {
+    if (holders > 1 && !w->violation) {
+        w->violation = 1;
+        tr(w, "VIOLATION: %d holders", holders);
+    }
+    for (int j = 0; j < w->c && !w->violation; j++) {
         const client *a = &w->cl[j];
-        int live_waiting = a->state != C_CRASHED && a->state != C_HOLD && a->state != C_DONE;
-        if (j != k && live_waiting && a->queued_at >= 0 && a->queued_at < c->asked_at && !w->violation) {
+        if (j != k && waiting(a) && a->queued_at >= 0 && a->queued_at < c->asked_at) {
             w->violation = 2;
-            tr(w, "FIFO: c%d wins, c%d was queued (step %d) before c%d asked (step %d)", k, j, a->queued_at, k,
-               c->asked_at);
+            tr(w, "VIOLATION (FIFO): c%d wins, c%d queued at step %d, before c%d asked (step %d)", k, j, a->queued_at,
+               k, c->asked_at);
         }
     }
-    tr(w, "c%d holds", k);
 }
 
-/* client k reads one reply from node i, and acts when every node answered */
-static void reply(world *w, int k, int i)
+/* client k's decision on its answers so far; final: the pending ones count as failed */
+static void decide(world *w, int k, int final)
 {
-    msg m = pop(&w->down[k][i]);
     client *c = &w->cl[k];
-    if (c->state == C_CRASHED) return;
-    c->ok[i] = m.kind == M_OK ? 1 : m.kind == M_INT ? 2 : 3;
-    c->val[i] = m.v;
-    if (m.kind == M_INT && c->first_int < 0) c->first_int = i;
-    if (++c->got < w->n) return;
-    int ok = 0, ints = 0;
+    int ok = 0, ints = 0, pend = 0;
     long top = 0;
-    for (int j = 0; j < w->n; j++) {
-        ok += c->ok[j] == 1;
-        if (c->ok[j] == 2) {
+    for (int i = 0; i < w->n; i++) {
+        ok += c->ans[i] == R_OK;
+        pend += c->ans[i] == R_PENDING;
+        if (c->ans[i] == R_INT) {
             ints++;
-            if (c->val[j] > top) top = c->val[j];
+            if (c->val[i] > top) top = c->val[i];
         }
+    }
+    if (!final && ok < w->q) {
+        if (c->state == C_ASK && ints < w->q && pend > 0) return; /* decide_fair */
+        if (c->state == C_TRY && ok + pend >= w->q) return;
     }
     if (ok >= w->q) {
         win(w, k);
         return;
     }
-    for (int j = 0; j < w->n; j++)
-        if (c->ok[j] == 1) push(&w->up[k][j], M_REL, 0);
-    if (c->state == C_W0) {
-        if (ints >= w->q) {
-            c->ticket = w->variant == V_MINORITY ? c->val[c->first_int] : top;
-            tr(w, "c%d takes ticket %ld", k, c->ticket);
-            c->state = C_WT;
-            send_all(w, k, M_AT, c->ticket);
-        } else {
-            c->state = C_IDLE; /* no quorum of counters: ask again */
-        }
-    } else {
-        c->state = C_RETRY;
-    }
+    /* the cleanup: every node that did not refuse (a late answer may set the key) */
+    for (int i = 0; i < w->n; i++)
+        if (c->ans[i] == R_OK || c->ans[i] == R_PENDING) push(&w->up[k][i], M_REL, c->seq, c->call, 0);
+    if (c->state == C_ASK && ints >= w->q) c->ticket = w->variant == V_MINORITY ? c->val[c->first_int] : top;
+    tr(w, "c%d fails%s (%d OK, %d integers): ticket %ld", k, final ? " (timeout)" : "", ok, ints, c->ticket);
+    c->state = C_BACK;
 }
 
-/* the enabled actions: 0..: serve up[k][i], read down[k][i], client k acts, crash k, expire */
-typedef struct act {
-    int kind, k, i;
-} act;
-enum { A_SERVE, A_READ, A_ACT, A_CRASH, A_EXPIRE };
+/* client k reads the next reply from node i */
+static void reply(world *w, int k, int i)
+{
+    msg m = pop(&w->down[k][i]);
+    client *c = &w->cl[k];
+    if ((c->state != C_ASK && c->state != C_TRY) || m.seq != c->seq || c->ans[i] != R_PENDING) return;
+    c->ans[i] = m.kind == M_OK ? R_OK : m.kind == M_INT ? R_INT : R_NIL;
+    c->val[i] = m.v;
+    if (m.kind == M_INT && c->first_int < 0) c->first_int = i;
+    decide(w, k, 0);
+}
 
-static int enabled(const world *w, act *out, int calm)
+/* an attempt: the ticket attempt while there is no ticket, else attempt(T) */
+static void attempt(world *w, int k)
+{
+    client *c = &w->cl[k];
+    c->seq++;
+    c->first_int = -1;
+    for (int i = 0; i < w->n; i++) c->ans[i] = R_PENDING;
+    c->state = c->ticket ? C_TRY : C_ASK;
+    tr(w, c->ticket ? "c%d attempt(%ld)" : "c%d ticket attempt", k, c->ticket);
+    send_all(w, k, c->ticket ? M_TRY : M_ASK, c->ticket);
+}
+
+static void end_call(client *c) { c->state = --c->ops_left > 0 ? C_IDLE : C_DONE; }
+
+enum { A_SERVE, A_READ, A_ACT, A_TIMEOUT, A_GIVEUP, A_CRASH, A_EXPIRE };
+typedef struct act {
+    int kind, k, i, weight;
+} act;
+
+/* the enabled actions and their weights */
+static int enabled(const world *w, act *out)
 {
     int m = 0;
     for (int k = 0; k < w->c; k++) {
         const client *c = &w->cl[k];
+        int room = 1, empty = 1;
         for (int i = 0; i < w->n; i++) {
-            if (w->up[k][i].len) out[m++] = (act){A_SERVE, k, i};
-            if (w->down[k][i].len) out[m++] = (act){A_READ, k, i};
-            if (c->state == C_CRASHED && !c->expired[i] && !w->up[k][i].len) out[m++] = (act){A_EXPIRE, k, i};
+            if (w->up[k][i].len) out[m++] = (act){A_SERVE, k, i, w->slow[k][i]};
+            if (w->down[k][i].len) out[m++] = (act){A_READ, k, i, w->slow[k][i]};
+            if (c->state == C_CRASHED && !w->up[k][i].len && (w->entry[i][k] || w->owner[i] == k + 1))
+                out[m++] = (act){A_EXPIRE, k, i, 3};
+            room &= w->up[k][i].len <= QCAP - 4 && w->down[k][i].len <= QCAP - 4;
+            empty &= !w->up[k][i].len;
         }
-        if (c->state == C_IDLE || c->state == C_RETRY || c->state == C_HOLD) out[m++] = (act){A_ACT, k, 0};
-        if (!calm && w->crashes == 0 && c->state != C_DONE && c->state != C_CRASHED) out[m++] = (act){A_CRASH, k, 0};
+        /* calm: a client retries once its requests are out (the release fanout) */
+        if (room && (c->state == C_IDLE || c->state == C_HOLD || (c->state == C_BACK && (!w->calm || empty))))
+            out[m++] = (act){A_ACT, k, 0, W_ACT};
+        if (w->calm) continue;
+        if ((c->state == C_ASK || c->state == C_TRY) && w->timeouts) out[m++] = (act){A_TIMEOUT, k, 0, W_TIMEOUT};
+        if (c->state == C_BACK && w->giveups) out[m++] = (act){A_GIVEUP, k, 0, W_GIVEUP};
     }
     return m;
 }
@@ -291,27 +345,29 @@ static void run_act(world *w, act a)
     case A_READ: reply(w, a.k, a.i); break;
     case A_ACT:
         if (c->state == C_IDLE) {
-            if (c->asked_at < 0) c->asked_at = w->step;
-            c->first_int = -1;
-            c->state = C_W0;
-            tr(w, "c%d asks (ticket attempt)", a.k);
-            send_all(w, a.k, M_T0, 0);
-        } else if (c->state == C_RETRY) {
-            c->state = C_WT;
-            tr(w, "c%d tries again (attempt(%ld))", a.k, c->ticket);
-            send_all(w, a.k, M_AT, c->ticket);
+            c->ticket = 0;
+            c->call++;
+            c->asked_at = w->step;
+            c->queued_at = -1;
+            c->ran = 0;
+            attempt(w, a.k);
+        } else if (c->state == C_BACK) {
+            attempt(w, a.k);
         } else {
             tr(w, "c%d releases", a.k);
-            for (int i = 0; i < w->n; i++) push(&w->up[a.k][i], M_REL, 0);
-            if (--c->ops_left > 0) {
-                /* a new lock() call: a new waiter */
-                c->state = C_IDLE;
-                c->asked_at = c->queued_at = -1;
-                memset(c->executed, 0, sizeof(c->executed));
-            } else {
-                c->state = C_DONE;
-            }
+            send_all(w, a.k, M_REL, 0);
+            end_call(c);
         }
+        break;
+    case A_TIMEOUT:
+        w->timedout++;
+        decide(w, a.k, 1);
+        break;
+    case A_GIVEUP:
+        tr(w, "c%d gives up", a.k);
+        w->gaveup++;
+        if (c->ticket) send_all(w, a.k, M_LEAVE, 0);
+        end_call(c);
         break;
     case A_CRASH:
         c->state = C_CRASHED;
@@ -319,99 +375,159 @@ static void run_act(world *w, act a)
         tr(w, "c%d crashes", a.k);
         break;
     case A_EXPIRE:
-        c->expired[a.i] = 1;
-        w->ticket[a.i][a.k] = 0;
+        if (w->entry[a.i][a.k]) w->progress = w->step;
+        w->entry[a.i][a.k] = 0;
         if (w->owner[a.i] == a.k + 1) w->owner[a.i] = 0;
-        tr(w, "n%d: c%d's entry and key expire", a.i, a.k);
+        tr(w, "n%d: c%d's entry and key lapse", a.i, a.k);
         break;
     }
     w->step++;
 }
 
-static int one_run(world *w, int n, int nc, int variant)
+static int finished(const world *w)
 {
-    memset(w, 0, sizeof(*w));
+    for (int k = 0; k < w->c; k++)
+        if (w->cl[k].state != C_DONE && w->cl[k].state != C_CRASHED) return 0;
+    return 1;
+}
+
+/* one step; 0 when nothing is enabled */
+static int step(world *w, act *acts)
+{
+    int m = enabled(w, acts), total = 0;
+    if (!w->calm && w->crashy && w->crashes < w->c - 2 && below(RANDOM_STEPS / 2) == 0) {
+        int k = below(w->c);
+        if (w->cl[k].state != C_DONE && w->cl[k].state != C_CRASHED) {
+            run_act(w, (act){A_CRASH, k, 0, 0});
+            return 1;
+        }
+    }
+    if (!m) return 0;
+    for (int j = 0; j < m; j++) total += acts[j].weight;
+    int r = below(total), j = 0;
+    while (r >= acts[j].weight) r -= acts[j++].weight;
+    run_act(w, acts[j]);
+    return 1;
+}
+
+static void dump_nodes(world *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        char b[TRACE_W], o[16] = "-";
+        if (w->owner[i]) snprintf(o, sizeof(o), "c%d", w->owner[i] - 1);
+        int l = snprintf(b, sizeof(b), "n%d: owner %s, counter %ld, queue", i, o, w->counter[i]);
+        long done = 0;
+        for (int e = 0; e < w->c; e++) { /* in (ticket, id) order */
+            int h = -1;
+            for (int k = 0; k < w->c; k++)
+                if (w->entry[i][k] && !(done >> k & 1) && (h < 0 || w->entry[i][k] < w->entry[i][h])) h = k;
+            if (h < 0) break;
+            done |= 1L << h;
+            l += snprintf(b + l, sizeof(b) - (size_t)l, " c%d(%ld)", h, w->entry[i][h]);
+        }
+        tr(w, "%s", b);
+    }
+}
+
+/* one run; returns the violation (0 none) and in *len its length: the step of the
+ * violation, for a stuck queue the last step that changed a queue or won. Traced
+ * (a replay), a stuck run's trace ends at that step (given in *len), then the
+ * nodes' state at the end. */
+static int one_run(world *w, int n, int nc, int variant, int tracing, int *len)
+{
+    memset(w, 0, offsetof(world, trace));
     w->n = n;
     w->c = nc;
     w->q = n / 2 + 1;
     w->variant = variant;
+    w->tracing = tracing;
+    w->giveups = below(2);
+    w->crashy = below(2);
+    w->timeouts = below(2);
     for (int k = 0; k < nc; k++) {
-        w->cl[k].asked_at = w->cl[k].queued_at = -1;
         w->cl[k].ops_left = OPS;
+        for (int i = 0; i < n; i++) w->slow[k][i] = below(P_SLOW) ? W_FAST : W_SLOW;
     }
-    act acts[MAXC * (3 * MAXN + 2)];
-    for (int s = 0; s < RANDOM_STEPS && !w->violation; s++) {
-        int m = enabled(w, acts, 0);
-        if (!m) break;
-        run_act(w, acts[below(m)]);
-    }
-    for (int s = 0; s < CALM_STEPS && !w->violation; s++) {
-        int m = enabled(w, acts, 1);
-        if (!m) break;
-        run_act(w, acts[below(m)]);
-    }
-    if (!w->violation) {
+    act acts[MAXC * (3 * MAXN + 3)];
+    int rsteps = 1 + below(RANDOM_STEPS);
+    int until = tracing ? *len : -1;
+    while (w->step < rsteps && !w->violation && !finished(w) && step(w, acts))
+        if (w->step == until) w->tracing = 0;
+    w->calm = 1;
+    if (!w->violation && !finished(w)) tr(w, "(calm phase from here: no more crash, give-up or timeout)");
+    while (w->step < rsteps + CALM_STEPS && !w->violation && !finished(w) && step(w, acts))
+        if (w->step == until) w->tracing = 0;
+    w->tracing = tracing;
+    *len = w->step;
+    if (!w->violation && !finished(w)) {
+        *len = w->progress + 1;
+        w->violation = 3;
         for (int k = 0; k < nc; k++)
-            if (w->cl[k].state != C_DONE && w->cl[k].state != C_CRASHED) {
-                w->violation = 3;
-                tr(w, "stuck: c%d never got the lock", k);
-                break;
-            }
+            if (w->cl[k].state != C_DONE && w->cl[k].state != C_CRASHED)
+                tr(w, "STUCK: c%d never finishes its call (%d calm steps)", k, w->step - rsteps);
+        dump_nodes(w);
     }
     return w->violation;
 }
 
 int main(int argc, char **argv)
 {
-    int runs = argc > 1 ? atoi(argv[1]) : 20000;
-    rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261203u;
-    if (runs < 1) runs = 1;
-    if (!rng) rng = 1;
-    static world w, best;
-    static const int cfg[][2] = {{3, 3}, {5, 3}, {5, 4}};
-    int passed = 0, failed = 0;
+    long runs = argc > 1 ? atol(argv[1]) : 10000;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261203u;
+    if (runs < 1 || runs > 10000000) runs = 10000;
+    static world w;
+    static char best[NVARIANTS][TRACE_MAX * (TRACE_W + 1) + 160];
+    int best_len[NVARIANTS], passed = 0, failed = 0;
+    for (int v = 0; v < NVARIANTS; v++) best_len[v] = -1;
+    printf("fair waiting model: %ld runs per configuration, seed %" PRIu64
+           ", %d lock() calls per client, <= %d random + %d calm steps\n",
+           runs, seed, OPS, RANDOM_STEPS, CALM_STEPS);
     for (int v = 0; v < NVARIANTS; v++) {
-        int best_len = 0, total = 0;
-        for (size_t g = 0; g < sizeof(cfg) / sizeof(cfg[0]); g++) {
-            int viol = 0, kinds[4] = {0};
-            for (int r = 0; r < runs; r++) {
-                int x = one_run(&w, cfg[g][0], cfg[g][1], v);
-                if (!x) continue;
-                viol++;
-                kinds[x]++;
-                if (!best_len || w.tlines < best_len) {
-                    best_len = w.tlines;
-                    best = w;
+        for (int n = 3; n <= 5; n += 2)
+            for (int c = 3; c <= 4; c++) {
+                rng_state = seed ^ ((uint64_t)n << 32) ^ ((uint64_t)c << 40);
+                if (!rng_state) rng_state = 1;
+                long bad = 0, kinds[4] = {0}, wins = 0, faults[3] = {0};
+                for (long r = 0; r < runs; r++) {
+                    uint64_t saved = rng_state;
+                    int len, x = one_run(&w, n, c, v, 0, &len);
+                    wins += w.wins;
+                    faults[0] += w.crashes;
+                    faults[1] += w.gaveup;
+                    faults[2] += w.timedout;
+                    if (!x) continue;
+                    bad++;
+                    kinds[x]++;
+                    if (best_len[v] >= 0 && len >= best_len[v]) continue;
+                    /* replay it, traced */
+                    uint64_t after = rng_state;
+                    rng_state = saved;
+                    one_run(&w, n, c, v, 1, &len);
+                    rng_state = after;
+                    best_len[v] = len;
+                    int from = w.tlines > TRACE_MAX ? w.tlines - TRACE_MAX : 0, l = 0;
+                    l += snprintf(best[v], sizeof(best[v]), "(%d nodes, %d clients, %d steps)\n", n, c, len);
+                    if (from) l += snprintf(best[v] + l, sizeof(best[v]) - (size_t)l, "... (%d lines)\n", from);
+                    for (int t = from; t < w.tlines; t++)
+                        l += snprintf(best[v] + l, sizeof(best[v]) - (size_t)l, "%s\n", w.trace[t % TRACE_MAX]);
                 }
+                int ok = variant_broken[v] ? bad > 0 : bad == 0;
+                if (wins == 0) ok = 0; /* no client ever won: the run proves nothing */
+                ok ? passed++ : failed++;
+                printf("%-15s %ld counterexamples in %ld runs, %d nodes, %d clients (two holders %ld, FIFO %ld, "
+                       "stuck %ld; %ld wins, %ld crashes, %ld give-ups, %ld timeouts): %s\n",
+                       variant_name[v], bad, runs, n, c, kinds[1], kinds[2], kinds[3], wins, faults[0], faults[1],
+                       faults[2],
+                       ok                  ? (variant_broken[v] ? "PASS (caught)" : "PASS (no violation)")
+                       : wins == 0         ? "FAIL (no client ever won)"
+                       : variant_broken[v] ? "FAIL (broken variant not caught: the check is too weak)"
+                                           : "FAIL (the protocol violates the guarantee)");
             }
-            total += viol;
-            printf("%-16s %d counterexamples in %d runs, %d nodes, %d clients (two holders %d, FIFO %d, stuck %d)%s\n",
-                   variant_name[v], viol, runs, cfg[g][0], cfg[g][1], kinds[1], kinds[2], kinds[3],
-                   variant_broken[v] ? "" : viol == 0 ? ": PASS" : ": FAIL (violation)");
-            if (!variant_broken[v]) {
-                if (viol == 0)
-                    passed++;
-                else
-                    failed++;
-            }
-        }
-        if (variant_broken[v]) {
-            /* a broken variant: one verdict, caught in some configuration */
-            printf("%-16s %s\n", variant_name[v],
-                   total > 0 ? "PASS (caught)" : "FAIL (broken variant not caught: the check is too weak)");
-            if (total > 0)
-                passed++;
-            else
-                failed++;
-        }
-        if (best_len) {
-            printf("  shortest counterexample of %s (%d nodes, %d clients, %d lines):\n", variant_name[v], best.n, best.c,
-                   best.tlines);
-            int from = best.tlines > TRACE_MAX ? best.tlines - TRACE_MAX : 0;
-            if (from) printf("    ... (%d earlier lines)\n", from);
-            for (int i = from; i < best.tlines; i++) printf("    %s\n", best.trace[i]);
-        }
     }
-    printf("%d passed, %d failed\n", passed, failed);
+    for (int v = 0; v < NVARIANTS; v++) {
+        if (best_len[v] < 0) continue;
+        printf("\nshortest counterexample, %s %s", variant_name[v], best[v]);
+    }
+    printf("\n%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
