@@ -78,6 +78,8 @@ uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t t
 
 /* ---- random tokens (rl_sys.c) ---- */
 int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1]);
+/* nbytes (<= 64) random bytes from rnd as 2 * nbytes lowercase hex and a NUL; -1 when rnd fails */
+int rl_random_hex(const rl_random *rnd, char *out, size_t nbytes);
 
 /* ---- nodes (rl_uri.c) ---- */
 

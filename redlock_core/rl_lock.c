@@ -771,12 +771,9 @@ static void release_tag(rl_cmd *cmd, const char *key, size_t keylen, const char 
  * release and wait for its timer) */
 static void release_id(rl_cmd *cmd)
 {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char b[RL_RELEASE_ID_LEN / 2] = {0};
-    if (rl_random_system.fill(rl_random_system.ctx, b, sizeof(b)) != 0) memset(b, 0, sizeof(b));
-    for (size_t i = 0; i < sizeof(b); i++) {
-        cmd->id[2 * i] = hex[b[i] >> 4];
-        cmd->id[2 * i + 1] = hex[b[i] & 15];
+    if (rl_random_hex(&rl_random_system, cmd->id, RL_RELEASE_ID_LEN / 2) != 0) {
+        memset(cmd->id, '0', RL_RELEASE_ID_LEN);
+        cmd->id[RL_RELEASE_ID_LEN] = '\0';
     }
     arg(cmd, cmd->id, RL_RELEASE_ID_LEN);
 }
@@ -1133,35 +1130,38 @@ static int acq_next(const rl_ctx *c, const rl_opts *o, const rl_waiter *w, int a
  * ttl_ms after its last attempt, which comes at least every ttl_ms / 2. */
 static int acq_fair(acq *a, const rl_ctx *c, const rl_opts *o, const char *key, size_t keylen, uint64_t deadline)
 {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char b[RL_FAIR_ID_LEN / 2];
     a->fair = a->queued = 0;
     if (!o->fair || !deadline || rl_key_is_list(key, keylen) || keylen > RL_MAX_KEY) return 0;
-    if (c->rnd->fill(c->rnd->ctx, b, sizeof(b)) != 0) return -1;
-    for (size_t i = 0; i < sizeof(b); i++) {
-        a->fid[2 * i] = hex[b[i] >> 4];
-        a->fid[2 * i + 1] = hex[b[i] & 15];
-    }
-    a->fid[RL_FAIR_ID_LEN] = '\0';
+    if (rl_random_hex(c->rnd, a->fid, RL_FAIR_ID_LEN / 2) != 0) return -1;
     a->ticket[0] = '0';
     a->ticket[1] = '\0';
     a->fair = 1;
     return 0;
 }
 
-/* after acq_writer: the fair attempt and the leave of its entry */
-static void acq_fair_cmds(acq *a, const char *key, size_t keylen, const rl_lock_info *info)
+/* after acq_writer: the fair attempt */
+static void acq_fair_cmd(acq *a)
 {
     if (!a->fair) return;
     a->fset = a->wset;
     arg(&a->fset, a->fid, RL_FAIR_ID_LEN);
     arg(&a->fset, a->ticket, 1);
     arg(&a->fset, a->ttlbuf, a->ttllen);
+}
+
+/* the end of a queued wait: out of the queue on every node, won or given
+ * up (a node that set the key for us keeps our entry until then, so that
+ * a win on a minority, released again, does not cost us our place); made
+ * here, not up front: an uncontended fair lock() draws no id for it */
+static void acq_fair_leave(acq *a, const rl_ctx *c, const char *key, size_t keylen, const rl_lock_info *info)
+{
+    rl_result rr[RL_MAX_NODES];
     evalsha1(&a->leave, rl_script_fair_leave, rl_script_fair_leave_sha, key, keylen);
     arg(&a->leave, a->fid, RL_FAIR_ID_LEN);
     release_id(&a->leave);
     release_tag(&a->leave, key, keylen, info->token);
     a->leave.nowait = 1;
+    (void)c->tp->fanout(c->tp->ctx, &a->leave, rr, c->n, NULL, NULL);
 }
 
 /* A fair attempt that has no ticket yet waits for a quorum of answers
@@ -1222,7 +1222,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     if (acq_fair(&a, c, o, key, keylen, deadline) != 0) return RL_ERROR;
     const rl_waiter *w = acq_subscribe(&a, c, o, key, keylen, info, deadline);
     acq_writer(&a, o, key, keylen, info, w, deadline);
-    acq_fair_cmds(&a, key, keylen, info);
+    acq_fair_cmd(&a);
     /* a fair waiter renews its entry (it lapses ttl_ms after an attempt) */
     uint64_t max_pause = a.fair ? (uint64_t)ttl_ms * 500u : 0;
     int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
@@ -1284,13 +1284,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     if (w) w->unsubscribe(w->ctx);
     rl_result rr[RL_MAX_NODES];
     if (a.wrote && outcome != RL_ACQUIRED) (void)c->tp->fanout(c->tp->ctx, &a.wrem, rr, n, NULL, NULL);
-    if (a.queued) {
-        /* out of the queue on every node, won or given up: a node that set
-         * the key for us keeps our entry until then, so that a win on a
-         * minority (released again) does not cost us our place */
-        a.leave.skip = 0;
-        (void)c->tp->fanout(c->tp->ctx, &a.leave, rr, n, NULL, NULL);
-    }
+    if (a.queued) acq_fair_leave(&a, c, key, keylen, info);
     if (outcome == RL_ACQUIRED && a.nonced && rl_key_is_shared(key, keylen)) {
         /* a demotion this attempt made is final: other readers may join */
         rl_cmd conf;

@@ -97,15 +97,17 @@ static int system_fill(void *ctx, void *buf, size_t len)
 
 const rl_random rl_random_system = {system_fill, NULL};
 
-int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1])
+int rl_random_hex(const rl_random *rnd, char *out, size_t nbytes)
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char b[RL_TOKEN_BYTES];
-    if (rnd->fill(rnd->ctx, b, sizeof(b)) != 0) return -1;
-    for (int i = 0; i < RL_TOKEN_BYTES; i++) {
+    unsigned char b[64];
+    if (nbytes > sizeof(b) || rnd->fill(rnd->ctx, b, nbytes) != 0) return -1;
+    for (size_t i = 0; i < nbytes; i++) {
         out[2 * i] = hex[b[i] >> 4];
         out[2 * i + 1] = hex[b[i] & 15];
     }
-    out[RL_TOKEN_LEN] = '\0';
+    out[2 * nbytes] = '\0';
     return 0;
 }
+
+int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1]) { return rl_random_hex(rnd, out, RL_TOKEN_BYTES); }
