@@ -401,9 +401,23 @@ int rl_conn_check(rl_conn *c)
 }
 
 /* ---- the releases a connection owes ---- */
+/* 8 bytes a step (it runs twice per lock and release); a tag is compared only
+ * within this process */
+static uint64_t tag_hash(uint64_t h, const char *p, size_t len)
+{
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    return rl_hash(h, p, len);
+}
+
 uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len)
 {
-    return rl_hash(rl_hash(rl_hash(RL_HASH_INIT, key, keylen), "", 1), token, token_len);
+    uint64_t h = tag_hash(RL_HASH_INIT ^ keylen, key, keylen);
+    return tag_hash((h ^ 0x100u) * 1099511628211ull, token, token_len);
 }
 
 void rlc_owed_del(rl_conn *c, uint64_t tag)
@@ -499,9 +513,9 @@ int rlc_q_pop(rl_conn *c, qent *out)
 }
 
 /* cmd's RESP, kept for rlc_late_script_reply (in queue order). */
-static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
+static int rlc_late_save(rl_conn *c, const rl_cmd *cmd, const char *enc, size_t enclen)
 {
-    size_t need = rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
+    size_t need = enc ? enclen : rl_resp_format(NULL, 0, cmd->argc, cmd->argv, cmd->argvlen);
     if (c->late_n == c->late_szcap) {
         int cap = c->late_szcap ? c->late_szcap * 2 : 8;
         size_t *nz = realloc(c->late_sz, sizeof(*nz) * (size_t)cap);
@@ -517,7 +531,10 @@ static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
         c->late_buf = nb;
         c->late_cap = cap;
     }
-    rl_resp_format(c->late_buf + c->late_len, need, cmd->argc, cmd->argv, cmd->argvlen);
+    if (enc)
+        memcpy(c->late_buf + c->late_len, enc, need);
+    else
+        rl_resp_format(c->late_buf + c->late_len, need, cmd->argc, cmd->argv, cmd->argvlen);
     c->late_len += need;
     c->late_sz[c->late_n++] = need;
     return 0;
@@ -526,7 +543,7 @@ static int rlc_late_save(rl_conn *c, const rl_cmd *cmd)
 /* The reply we wait for is no longer wanted (the call decided, or timed
  * out): it will be read and dropped before the next command's reply. A reply
  * merely overtaken by the decision (late) still counts in the stats. */
-void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late)
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, const char *enc, size_t enclen, int late)
 {
     /* A script that meets NOSCRIPT (SCRIPT FLUSH) after the call stopped
      * waiting is sent again, whether the call decided without it or timed
@@ -538,7 +555,7 @@ void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late)
     for (int i = c->qlen - 1; i >= 0; i--) {
         qent *e = &c->q[(c->qhead + i) % QMAX];
         if (e->kind == EXP_MINE) {
-            if (keep && rlc_late_save(c, cmd) == 0)
+            if (keep && rlc_late_save(c, cmd, enc, enclen) == 0)
                 e->kind = late ? EXP_LATE_SCRIPT : EXP_TIMEOUT_SCRIPT;
             else
                 e->kind = late ? EXP_LATE : EXP_SKIP;
@@ -631,12 +648,18 @@ static int rlc_obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t
     return 0;
 }
 
-static int rlc_obuf_append(rl_conn *c, int argc, const char *const *argv, const size_t *lens, size_t hard_max)
+/* what follows a command's bytes put at the end of obuf (len of them) */
+static int rlc_appended(rl_conn *c, size_t len, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now)
 {
-    size_t need = rl_resp_format(NULL, 0, argc, argv, lens);
-    if (rlc_obuf_reserve(c, need, hard_max) != 0) return -1;
-    rl_resp_format(c->obuf + c->olen, c->ocap - c->olen, argc, argv, lens);
-    c->olen += need;
+    if (kind == EXP_AUTH || kind == EXP_SELECT || kind == EXP_GATE) {
+        c->hs_pending++;
+        c->hs_end = c->olen;
+    }
+    if (rlc_q_push(c, kind, (unsigned char)op, tag, now) != 0) return -1;
+    /* a release is kept until answered: if this connection has to be given
+     * up (rlc_abandon), its replacement sends it again (a memcpy into a
+     * buffer that grows once; no allocation per call) */
+    if (op == RL_OP_RELEASE && kind == EXP_MINE && !c->sub) rlc_q_copy_last(c, c->obuf + c->olen - len, len);
     return 0;
 }
 
@@ -646,20 +669,19 @@ int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *
     /* room is kept for the releases a node owes: they are never refused
      * for lack of space before everything else is */
     if (c->qlen >= (op == RL_OP_RELEASE ? QMAX : QMAX - 64)) return -1;
-    if (rlc_obuf_append(c, argc, argv, lens, op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2) != 0) return -1;
-    if (kind == EXP_AUTH || kind == EXP_SELECT || kind == EXP_GATE) {
-        c->hs_pending++;
-        c->hs_end = c->olen;
-    }
-    if (rlc_q_push(c, kind, (unsigned char)op, tag, now) != 0) return -1;
-    /* a release is kept until answered: if this connection has to be given
-     * up (rlc_abandon), its replacement sends it again (a memcpy into a
-     * buffer that grows once; no allocation per call) */
-    if (op == RL_OP_RELEASE && kind == EXP_MINE && !c->sub) {
-        size_t len = rl_resp_format(NULL, 0, argc, argv, lens); /* the last bytes of obuf */
-        rlc_q_copy_last(c, c->obuf + c->olen - len, len);
-    }
-    return 0;
+    size_t need = rl_resp_format(NULL, 0, argc, argv, lens);
+    if (rlc_obuf_reserve(c, need, op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2) != 0) return -1;
+    rl_resp_format(c->obuf + c->olen, c->ocap - c->olen, argc, argv, lens);
+    c->olen += need;
+    return rlc_appended(c, need, kind, op, tag, now);
+}
+
+int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, unsigned char op, uint64_t tag,
+                   uint64_t now)
+{
+    if (c->qlen >= (op == RL_OP_RELEASE ? QMAX : QMAX - 64)) return -1;
+    if (rlc_obuf_append_raw(c, enc, len, op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2) != 0) return -1;
+    return rlc_appended(c, len, kind, op, tag, now);
 }
 
 /* bytes we may write now: nothing past an unanswered AUTH/SELECT */
@@ -1251,6 +1273,15 @@ static int same_as_other(rl_fan *f, int i, char *why, size_t whylen)
 
 /* Queue the command for node i (opening the connection if needed) and try to
  * write it. Returns 0, or -1 when res[i] has failed. */
+/* the call's command at the end of c's output: its RESP encoded once per
+ * call (f->enc) and copied, else encoded here */
+static int fan_append(const rl_fan *f, rl_conn *c, uint64_t now)
+{
+    const rl_cmd *cmd = f->cmd;
+    if (f->enc) return rlc_append_enc(c, f->enc, f->enclen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now);
+    return rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now);
+}
+
 int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
 {
     rl_conn *c = f->net->conns[i];
@@ -1328,7 +1359,7 @@ int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
             c->clk_asked_us = now; /* (not asked again within a second) */
         }
     }
-    if (rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) != 0) {
+    if (fan_append(f, c, now) != 0) {
         rlc_fail_res(c, r, RL_E_NOMEM, "too many commands in flight");
         return -1;
     }
@@ -1442,7 +1473,7 @@ static int on_reply(rl_fan *f, int i, uint64_t now)
         f->ident_seen = 1;
         if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
             r->state == RL_PENDING) {
-            rlc_q_forget_mine(c, NULL, 0);
+            rlc_q_forget_mine(c, NULL, NULL, 0, 0);
             rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
             return 1;
         }
@@ -1659,7 +1690,7 @@ void rlc_timeout(rl_fan *f, int i, uint64_t now)
      * node may still execute what it holds, so its order is kept and its
      * late reply is dropped before the next one (a release script meeting
      * NOSCRIPT then is sent again, as after an early decision). */
-    rlc_q_forget_mine(c, f->cmd, 0);
+    rlc_q_forget_mine(c, f->cmd, f->enc, f->enclen, 0);
     rlc_fail_res(c, &f->res[i], RL_E_TIMEOUT,
                  c->reader && c->reader->len > c->reader->pos ? "timeout (reply too slow)" : "timeout");
 }
@@ -1737,9 +1768,8 @@ static int probe_send(rl_fan *f, int i, uint64_t now)
     }
     if (cmd->op == RL_OP_RELEASE) {
         /* kept in order behind the gate (or for the next connect) */
-        if (c->fd >= 0 &&
-            rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now) == 0)
-            rlc_q_forget_mine(c, cmd, 0);
+        if (c->fd >= 0 && fan_append(f, c, now) == 0)
+            rlc_q_forget_mine(c, cmd, f->enc, f->enclen, 0);
         else
             rlc_owe_add(c, cmd);
     }

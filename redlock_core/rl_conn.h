@@ -193,12 +193,16 @@ int rlc_q_pop(rl_conn *c, qent *out);
 /* the reply to our command is no longer awaited; late: the call decided
  * without it (still counted in the stats when it comes), else it timed out or
  * is not wanted. cmd: the command, kept if a NOSCRIPT must send it again
- * (NULL: dropped whatever it says) */
-void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, int late);
+ * (NULL: dropped whatever it says); enc, enclen: its RESP when already encoded
+ * (NULL: encoded again if kept) */
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, const char *enc, size_t enclen, int late);
 void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64_t now);
 int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
 int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
                    unsigned char op, uint64_t tag, uint64_t now);
+/* the same with the command's RESP already encoded (enc, len bytes) */
+int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, unsigned char op, uint64_t tag,
+                   uint64_t now);
 size_t rlc_out_limit(const rl_conn *c);
 void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
 void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down);
@@ -277,6 +281,9 @@ short rlc_events(const rl_conn *c);
 typedef struct rl_fan {
     rl_net *net;
     const rl_cmd *cmd;
+    /* cmd's RESP, encoded once for every node (NULL: encoded per node) */
+    const char *enc;
+    size_t enclen;
     rl_result *res;
     int n;
     int noscript;       /* a node had lost the scripts: wait for every fallback */

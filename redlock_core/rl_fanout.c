@@ -114,6 +114,14 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     int decided = 0;
 
     if (n > RL_MAX_NODES || n > net->n) return -1;
+    /* the same bytes go to every node: encoded once (a command larger than
+     * the buffer, rare, is encoded per node) */
+    char enc[2048];
+    size_t enclen = rl_resp_format(enc, sizeof(enc), cmd->argc, cmd->argv, cmd->argvlen);
+    if (enclen <= sizeof(enc)) {
+        f.enc = enc;
+        f.enclen = enclen;
+    }
     uint64_t now = clk->now_us(clk->ctx);
     f.t0 = now;
     memset(res, 0, sizeof(*res) * (size_t)n);
@@ -155,7 +163,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
             snprintf(why, sizeof(why), "poll: %s", strerror(errno));
             for (int i = 0; i < n; i++)
                 if (res[i].state == RL_PENDING) {
-                    rlc_q_forget_mine(net->conns[i], cmd, 1);
+                    rlc_q_forget_mine(net->conns[i], cmd, f.enc, f.enclen, 1);
                     rlc_fail_res(net->conns[i], &res[i], RL_E_IO, why);
                 }
             fan_end(&f, now);
@@ -194,7 +202,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
     /* Returned early: replies still in flight are dropped when they come. */
     for (int i = 0; i < n; i++)
         if (res[i].state == RL_PENDING && rlc_fd(net->conns[i]) >= 0 && !(cmd->nowait && (cmd->skip >> i & 1)))
-            rlc_q_forget_mine(net->conns[i], cmd, 1);
+            rlc_q_forget_mine(net->conns[i], cmd, f.enc, f.enclen, 1);
     if (cmd->nowait) return 0;
     /* Decided, but a node's command still sits behind its connect or its
      * AUTH/SELECT gate: serve that node (writes and the handshake's replies

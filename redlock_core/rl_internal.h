@@ -73,7 +73,7 @@ static inline uint64_t rl_hash(uint64_t h, const void *p, size_t len)
     return h;
 }
 
-/* identifies (key, token) on a connection: rl_hash over key, NUL, token (rl_conn.c) */
+/* identifies (key, token) on a connection: a 64-bit hash of both (rl_conn.c) */
 uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
 
 /* ---- random tokens (rl_sys.c) ---- */

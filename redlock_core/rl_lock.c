@@ -769,12 +769,26 @@ static void release_tag(rl_cmd *cmd, const char *key, size_t keylen, const char 
  * CSPRNG, so that it says nothing of the token and differs at each release
  * (without random bytes, zeros: a waiter may then take it for an earlier
  * release and wait for its timer) */
-static void release_id(rl_cmd *cmd)
+static void release_id_draw(rl_cmd *cmd)
 {
     if (rl_random_hex(&rl_random_system, cmd->id, RL_RELEASE_ID_LEN / 2) != 0) {
         memset(cmd->id, '0', RL_RELEASE_ID_LEN);
         cmd->id[RL_RELEASE_ID_LEN] = '\0';
     }
+}
+
+/* the id's place among the arguments; drawn later (release_id_draw) by a
+ * command that may never be sent (an attempt's cleanup) */
+static void release_id_slot(rl_cmd *cmd)
+{
+    memset(cmd->id, '0', RL_RELEASE_ID_LEN);
+    cmd->id[RL_RELEASE_ID_LEN] = '\0';
+    arg(cmd, cmd->id, RL_RELEASE_ID_LEN);
+}
+
+static void release_id(rl_cmd *cmd)
+{
+    release_id_draw(cmd);
     arg(cmd, cmd->id, RL_RELEASE_ID_LEN);
 }
 
@@ -798,7 +812,23 @@ static int take_validity(rl_lock_info *info, int ttl_ms, uint64_t t0, uint64_t t
     return 1;
 }
 
-static size_t fmt_int(char *buf, size_t cap, long long v) { return (size_t)snprintf(buf, cap, "%lld", v); }
+/* v in decimal and a NUL (cap >= 21: every caller's buffer); what snprintf
+ * would give, without its cost on every attempt */
+static size_t fmt_int(char *buf, size_t cap, long long v)
+{
+    char tmp[24];
+    size_t l = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[l++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) tmp[l++] = '-';
+    if (l + 1 > cap) return (size_t)snprintf(buf, cap, "%lld", v);
+    for (size_t i = 0; i < l; i++) buf[i] = tmp[l - 1 - i];
+    buf[l] = '\0';
+    return l;
+}
 
 static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
 {
@@ -954,9 +984,8 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
         arg(&a->set, a->nonce, RL_TOKEN_LEN);
         if (rs) arg(&a->set, rs->maxttl_key, rs->maxttl_keylen);
         eval_cmd(&a->rel, rl_script_release, rl_script_release_sha, key, keylen, a->nkey, info->token, info->token_len);
-        release_id(&a->rel);
+        release_id_slot(&a->rel);
         arg(&a->rel, a->nonce, RL_TOKEN_LEN);
-        release_tag(&a->rel, key, keylen, info->token);
     } else if (rs || list) {
         /* the script raises the maxttl key and answers it (no extra round
          * trip); a key list is always set by its script */
@@ -966,15 +995,21 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
             arg(&a->set, a->noshard, 0);
             arg(&a->set, rs->maxttl_key, rs->maxttl_keylen);
         }
-        release_cmd(&a->rel, key, keylen, info->token);
+        script_cmd(&a->rel, rl_script_release, rl_script_release_sha, key, keylen, info->token, NULL, 0);
+        release_id_slot(&a->rel);
     } else {
         /* the script, not a bare SET NX: it also keeps out of a fair queue */
         script_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, ttllen);
         arg(&a->set, a->noshard, 0);
-        release_cmd(&a->rel, key, keylen, info->token);
+        script_cmd(&a->rel, rl_script_release, rl_script_release_sha, key, keylen, info->token, NULL, 0);
+        release_id_slot(&a->rel);
     }
     a->set.op = RL_OP_SET;
     a->set.tag = rl_lock_tag(key, keylen, info->token, info->token_len);
+    /* the cleanup keeps in order behind the SET it undoes; its id is drawn
+     * only when it is sent (rl_acquire) */
+    a->rel.op = RL_OP_RELEASE;
+    a->rel.tag = a->set.tag;
     a->set.clock_check = rs != NULL;
     /* after a failed attempt the release is only queued: each connection
      * keeps it behind our SET, so a hung node costs the next attempt nothing */
@@ -1272,6 +1307,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
         if (any) {
             rl_result rr[RL_MAX_NODES];
+            release_id_draw(&a.rel);
             if (c->tp->fanout(c->tp->ctx, &a.rel, rr, n, NULL, NULL) != 0) {
                 outcome = RL_ERROR;
                 break;

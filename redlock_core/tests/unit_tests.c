@@ -2431,6 +2431,63 @@ static void test_net_reply_sizes(void)
     tnet_close(&t);
 }
 
+/* A fan-out encodes its command once for every node (a 2048-byte buffer in
+ * rl_net_fanout) and encodes per node what does not fit: SETs of values
+ * whose encoding ends just under, at and just over that size, and far over
+ * it, land byte for byte on every node (length, first and last bytes). */
+static void arg_push(rl_cmd *cmd, const char *s);
+static void test_net_encoded_once(void)
+{
+    NET_REQUIRE_NODES();
+    tnet t;
+    rl_result res[RL_MAX_NODES];
+    REQUIRE(tnet_open(&t, NNODES) == 0);
+    static char val[10001];
+    for (size_t i = 0; i < sizeof(val) - 1; i++) val[i] = (char)('a' + i % 26);
+    static const size_t sizes[] = {1, 1000, 2000, 2004, 2008, 2012, 2016, 2020, 2024, 2028, 2032, 2036, 2040, 10000};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t len = sizes[k];
+        rl_cmd cmd;
+        memset(&cmd, 0, sizeof(cmd));
+        arg_push(&cmd, "SET");
+        arg_push(&cmd, "enc:k");
+        cmd.argv[2] = val;
+        cmd.argvlen[2] = len;
+        cmd.argc = 3;
+        REQUIRE(rl_net_fanout(&t.net, &cmd, res, t.n, NULL, NULL) == 0);
+        int ok = 0;
+        for (int i = 0; i < t.n; i++) ok += reply_is(&res[i], RL_REPLY_STATUS, "OK");
+        CHECK_EQ(ok, t.n);
+        for (int i = 0; i < t.n; i++) CHECK_EQ(admin_int(i, 0, "STRLEN enc:k"), (long long)len);
+        char first[11] = {0}, last[11] = {0};
+        size_t fl = len < 10 ? len : 10;
+        memcpy(first, val, fl);
+        memcpy(last, val + len - fl, fl);
+        memset(&cmd, 0, sizeof(cmd));
+        char from[24], to[24];
+        snprintf(from, sizeof(from), "%zu", len - fl);
+        snprintf(to, sizeof(to), "%zu", len - 1);
+        arg_push(&cmd, "GETRANGE");
+        arg_push(&cmd, "enc:k");
+        arg_push(&cmd, from);
+        arg_push(&cmd, to);
+        REQUIRE(rl_net_fanout(&t.net, &cmd, res, t.n, NULL, NULL) == 0);
+        ok = 0;
+        for (int i = 0; i < t.n; i++) ok += reply_is(&res[i], RL_REPLY_STRING, last);
+        CHECK_EQ(ok, t.n);
+        cmd.argv[2] = "0";
+        cmd.argvlen[2] = 1;
+        snprintf(to, sizeof(to), "%zu", fl - 1);
+        cmd.argvlen[3] = strlen(to);
+        REQUIRE(rl_net_fanout(&t.net, &cmd, res, t.n, NULL, NULL) == 0);
+        ok = 0;
+        for (int i = 0; i < t.n; i++) ok += reply_is(&res[i], RL_REPLY_STRING, first);
+        CHECK_EQ(ok, t.n);
+    }
+    for (int i = 0; i < t.n; i++) admin_int(i, 0, "DEL enc:k");
+    tnet_close(&t);
+}
+
 /* A release overtaken by the decision on a node that lost its scripts: the
  * late NOSCRIPT is answered by loading them and sending the EVALSHA again,
  * so the node's copy of the lock is deleted too. */
@@ -3457,7 +3514,8 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_auth", test_net_auth}, {"net_select_db", test_net_select_db},                                       \
         {"net_script_flush", test_net_script_flush}, {"net_unix_socket", test_net_unix_socket},                   \
         {"net_conn_check", test_net_conn_check}, {"net_fork", test_net_fork},                                     \
-        {"net_reply_sizes", test_net_reply_sizes}, {"net_late_noscript_release", test_net_late_noscript_release}, \
+        {"net_reply_sizes", test_net_reply_sizes}, {"net_encoded_once", test_net_encoded_once},                   \
+        {"net_late_noscript_release", test_net_late_noscript_release},                                            \
         {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                  \
         {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                              \
         {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
