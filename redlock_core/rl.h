@@ -299,7 +299,7 @@ typedef struct rl_opts {
 /* ---- waiting for a release (API.md "Waiting"): injected like the clock ----
  * Waiters subscribe on every node to RL_WAKE_CHANNEL . key (it counts them)
  * and to one of RL_WAKE_SHARDS shard channels, RL_WAKE_CHANNEL . key . "\0" . s
- * (s a decimal digit, picked at random per wait). A successful release, on
+ * (s the byte '0' + the shard's number, picked at random per wait). A successful release, on
  * each node inside the release script, publishes only when someone waits,
  * and then to ONE shard that has subscribers (the same on every node: chosen
  * from the release's random id, rl_cmd.id): "<subscribers of that shard>
@@ -311,7 +311,7 @@ typedef struct rl_opts {
  * RL_WAKE_CHANNEL . key . "\0q" . its queue id (RL_FAIR_ID_LEN hex), and a
  * release where fair waiters queue tells only the first of them that listens. */
 #define RL_WAKE_CHANNEL "redlock:released:"
-#define RL_WAKE_SHARDS 8
+#define RL_WAKE_SHARDS 64
 #define RL_FAIR_ID_LEN 16
 enum rl_wake_kind {
     RL_WAKE_TIMER = 0, /* until_us came: expiry, a lost message, a node down */

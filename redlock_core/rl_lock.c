@@ -35,6 +35,14 @@
     "local fm = redis.pcall(\"pubsub\",\"numsub\",unpack(fc)) if type(fm) == \"table\" then " \
     "for i = 1, #hs do local v = fm[2 * i] if v and v > 0 then "                              \
     "redis.pcall(\"publish\",fc[i],\"1 \" .. id) fw = true break end end end end end "
+/* a release's message "<n> <id>" to ONE shard of key channel c that has
+ * subscribers, the same on every node (from h, the release id's hash; rl.h
+ * RL_WAKE_SHARDS: shard k is c "\0" string.char(48 + k)) */
+#define RL_LUA_SHARD_TELL(c)                                                                       \
+    "local ch = {} for k = 0, 63 do ch[k + 1] = " c " .. \"\\0\" .. string.char(48 + k) end "      \
+    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "                                     \
+    "if type(m) == \"table\" then for k = 0, 63 do local j = (h + k) % 64 local v = m[2 * j + 2] " \
+    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end "
 const char rl_script_release[] =
     "if KEYS[2] then if redis.replicate_commands then redis.replicate_commands() end "
     "if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) "
@@ -45,15 +53,14 @@ const char rl_script_release[] =
     "redis.call(\"set\",KEYS[1],\"\\0s\",\"PX\",old - now) return 1 end end end "
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then local r = redis.call(\"del\",KEYS[1]) "
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" " RL_LUA_FAIR_WAKE(
-        "KEYS[1]",
-        "c") "if not fw then local h = 0 for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end "
-             "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
-             "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
-             "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
-             "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end end "
-             "return r else return 0 end";
-const char rl_script_release_sha[] = "29e8065a57ea86f0209019944333729fdbafdb03";
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" "
+    /* a fair waiter first, else one shard */
+    RL_LUA_FAIR_WAKE("KEYS[1]",
+                     "c") "if not fw then local h = 0 "
+                          "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end " RL_LUA_SHARD_TELL(
+                              "c") "end end "
+                                   "return r else return 0 end";
+const char rl_script_release_sha[] = "88a44f9ffb5e27f816c1b7f8e24d17aefda7dda7";
 /* a fair waiter that gives up, or won (where its entry is left): its queue
  * entry (ARGV[1] its id) goes, and when it was first and the key is free,
  * the next is told (ARGV[2]: an id as a release's) */
@@ -174,13 +181,10 @@ const char rl_script_release_all[] =
     "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp then redis.call(\"del\",sp .. \"T\" .. ARGV[1]) end "
     "local c = \"redlock:released:\" .. (sp or ks[i]) "
     "local s = redis.pcall(\"pubsub\",\"numsub\",c) "
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then "
-    "local ch = {} for k = 0, 7 do ch[k + 1] = c .. \"\\0\" .. k end "
-    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "
-    "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] "
-    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end end end "
-    "if r == #ks then return 1 end return 0";
-const char rl_script_release_all_sha[] = "0d4816d47264ccfdf487f7a1987f06c4b4e230f6";
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(
+        "ks[i]", "c") "if not fw then " RL_LUA_SHARD_TELL("c") "end end end end "
+                                                               "if r == #ks then return 1 end return 0";
+const char rl_script_release_all_sha[] = "90dee6f55c72a0738d0cf88b0b353a68c1cc74cb";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
 const char rl_script_extend_all[] =
@@ -217,14 +221,12 @@ const char rl_script_held_all_sha[] = "d527e24f12198db62172583645495da05deb0dae"
 #define RL_LUA_MAXEXP(rk)                                \
     "local mx = 0 local top = redis.call(\"zrange\"," rk \
     ",-1,-1,\"withscores\") if top[2] then mx = tonumber(top[2]) end "
-/* a release's message to the waiters of key c (as rl_script_release; h, id given) */
-#define RL_LUA_TELL(c)                                                                           \
-    "local s = redis.pcall(\"pubsub\",\"numsub\"," c ") "                                        \
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then "                                        \
-    "local ch = {} for k = 0, 7 do ch[k + 1] = " c " .. \"\\0\" .. k end "                       \
-    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "                                   \
-    "if type(m) == \"table\" then for k = 0, 7 do local j = (h + k) % 8 local v = m[2 * j + 2] " \
-    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end end "
+/* a release's message to the waiters of key k, channel c (as
+ * rl_script_release: its first fair waiter, else one shard; h, id given) */
+#define RL_LUA_TELL(k, c)                                                                                             \
+    "local s = redis.pcall(\"pubsub\",\"numsub\"," c ") "                                                             \
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(k, c) "if not fw then " RL_LUA_SHARD_TELL( \
+        c) "end end "
 /* Every key or none: each must hold no token but ours, and (unless we read
  * it already) no waiting writer nor another's pending demotion. Our own
  * exclusive key (a caller-chosen token) is demoted: "\0s", with us as its
@@ -273,6 +275,7 @@ const char rl_script_release_shared[] =
     "elseif redis.call(\"get\",k) == \"\\0s\" then redis.call(\"zremrangebyscore\",rk,\"-inf\",now) "
     "if redis.call(\"zrem\",rk,ARGV[1]) == 1 then r = r + 1 end "
     "if redis.call(\"zcard\",rk) == 0 then redis.call(\"del\",k,rk,dk) local c = \"redlock:released:\" .. k " RL_LUA_TELL(
+        "k",
         "c") "else " RL_LUA_MAXEXP("rk") "redis.call(\"pexpire\",k,mx - now) redis.call(\"pexpire\",rk,mx - now) end end end "
                                          "if r == #ks then return 1 end return 0";
 /* 1 every key read by us (each entry extended), -1 no key at all (a
@@ -298,7 +301,7 @@ const char rl_script_shared_confirm[] = RL_LUA_SPLIT_S
     "for _, k in ipairs(ks) do local d = redis.call(\"get\",k .. \"\\0c\") "
     "if d and string.sub(d, 1, #ARGV[1] + 1) == ARGV[1] .. \":\" then redis.call(\"del\",k .. \"\\0c\") end end return 1";
 const char rl_script_acquire_shared_sha[] = "d93dadd2fb8faa53b902a4c02c48cfab7ae4889a";
-const char rl_script_release_shared_sha[] = "cddf287aa7006294250b7b0e1f4af3bcedfc701d";
+const char rl_script_release_shared_sha[] = "344afc2ffd4357feee696f0cec69e32c9c3b1167";
 const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df75db";
 const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
 const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62bddd8";

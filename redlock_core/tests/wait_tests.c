@@ -414,8 +414,15 @@ static void test_scripts_publish_on_the_channel(void)
 {
     CHECK(strstr(rl_script_release, "\"" RL_WAKE_CHANNEL "\"") != NULL);
     CHECK(strstr(rl_script_release, "pcall(\"publish\"") != NULL);
-    CHECK(strstr(rl_script_release, "for k = 0, 7 do") != NULL); /* RL_WAKE_SHARDS */
-    CHECK_EQ(RL_WAKE_SHARDS, 8);
+    /* RL_WAKE_SHARDS shards, named as rl_wait.c subscribes ('0' + shard), in every release script */
+    CHECK_EQ(RL_WAKE_SHARDS, 64);
+    const char *rels[] = {rl_script_release, rl_script_release_all, rl_script_release_shared};
+    for (int i = 0; i < 3; i++) {
+        CHECK(strstr(rels[i], "for k = 0, 63 do ch[k + 1] = ") != NULL);
+        CHECK(strstr(rels[i], "string.char(48 + k)") != NULL);
+        CHECK(strstr(rels[i], "% 64") != NULL);
+        CHECK(strstr(rels[i], "\\0q") != NULL); /* and the first fair waiter (RL_LUA_FAIR_WAKE) */
+    }
     CHECK(strstr(rl_script_acquire, "\"" RL_WAKE_CHANNEL "\"") != NULL);
     CHECK(strstr(rl_script_acquire, "\"NX\",\"PX\"") != NULL);
     CHECK_EQ(strlen(rl_script_acquire_sha), 40);

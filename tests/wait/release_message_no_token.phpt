@@ -11,17 +11,17 @@ $res = rl_name('relmsg');
 // a token like a framework's: fixed by its owner, the same at each lock
 $token = 'owner-' . bin2hex(random_bytes(12));
 $chan = "redlock:released:$res";
-// any client allowed to SUBSCRIBE: the key's channel and its 8 shards
+// any client allowed to SUBSCRIBE: the key's channel and its 64 shards ("\0" and chr(48 + k))
 $s = stream_socket_client('tcp://' . rl_nodes()[0], $errno, $err, 2.0);
 stream_set_timeout($s, 0, 200000);
 $chans = [$chan];
-for ($k = 0; $k < 8; $k++) $chans[] = "$chan\0$k";
+for ($k = 0; $k < 64; $k++) $chans[] = "$chan\0" . chr(48 + $k);
 $cmd = '*' . (count($chans) + 1) . "\r\n\$9\r\nSUBSCRIBE\r\n";
 foreach ($chans as $c) $cmd .= '$' . strlen($c) . "\r\n$c\r\n";
 fwrite($s, $cmd);
 $buf = '';
 $deadline = microtime(true) + rl_slack(3000) / 1000;
-while (substr_count($buf, "\$9\r\nsubscribe\r\n") < 9 && microtime(true) < $deadline) {
+while (substr_count($buf, "\$9\r\nsubscribe\r\n") < 65 && microtime(true) < $deadline) {
     $buf .= (string) fread($s, 65536);
 }
 echo "subscribed: ", substr_count($buf, "\$9\r\nsubscribe\r\n"), "\n";
@@ -52,7 +52,7 @@ echo "the two releases differ: ", var_export(count($payloads) === 2 && $payloads
 rl_del($res);
 ?>
 --EXPECTF--
-subscribed: 9
+subscribed: 65
 release 1: true
 release 2: true
 messages: 2
