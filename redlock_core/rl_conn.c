@@ -663,14 +663,21 @@ static int rlc_appended(rl_conn *c, size_t len, unsigned char kind, unsigned cha
     return 0;
 }
 
+/* how far obuf may grow for a command of op; 0: no room in the queue.
+ * Room is kept for the releases a node owes: they are never refused for
+ * lack of space before everything else is. */
+static size_t append_limit(const rl_conn *c, unsigned char op)
+{
+    if (c->qlen >= (op == RL_OP_RELEASE ? QMAX : QMAX - 64)) return 0;
+    return op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2;
+}
+
 int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
                    unsigned char op, uint64_t tag, uint64_t now)
 {
-    /* room is kept for the releases a node owes: they are never refused
-     * for lack of space before everything else is */
-    if (c->qlen >= (op == RL_OP_RELEASE ? QMAX : QMAX - 64)) return -1;
+    size_t max = append_limit(c, op);
     size_t need = rl_resp_format(NULL, 0, argc, argv, lens);
-    if (rlc_obuf_reserve(c, need, op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2) != 0) return -1;
+    if (max == 0 || rlc_obuf_reserve(c, need, max) != 0) return -1;
     rl_resp_format(c->obuf + c->olen, c->ocap - c->olen, argc, argv, lens);
     c->olen += need;
     return rlc_appended(c, need, kind, op, tag, now);
@@ -679,8 +686,8 @@ int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *
 int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, unsigned char op, uint64_t tag,
                    uint64_t now)
 {
-    if (c->qlen >= (op == RL_OP_RELEASE ? QMAX : QMAX - 64)) return -1;
-    if (rlc_obuf_append_raw(c, enc, len, op == RL_OP_RELEASE ? OBUF_MAX : OBUF_MAX / 2) != 0) return -1;
+    size_t max = append_limit(c, op);
+    if (max == 0 || rlc_obuf_append_raw(c, enc, len, max) != 0) return -1;
     return rlc_appended(c, len, kind, op, tag, now);
 }
 
@@ -1271,8 +1278,6 @@ static int same_as_other(rl_fan *f, int i, char *why, size_t whylen)
     return 0;
 }
 
-/* Queue the command for node i (opening the connection if needed) and try to
- * write it. Returns 0, or -1 when res[i] has failed. */
 /* the call's command at the end of c's output: its RESP encoded once per
  * call (f->enc) and copied, else encoded here */
 static int fan_append(const rl_fan *f, rl_conn *c, uint64_t now)
@@ -1281,6 +1286,9 @@ static int fan_append(const rl_fan *f, rl_conn *c, uint64_t now)
     if (f->enc) return rlc_append_enc(c, f->enc, f->enclen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now);
     return rlc_append_cmd(c, cmd->argc, cmd->argv, cmd->argvlen, EXP_MINE, (unsigned char)cmd->op, cmd->tag, now);
 }
+
+/* Queue the command for node i (opening the connection if needed) and try to
+ * write it. Returns 0, or -1 when res[i] has failed. */
 
 int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
 {

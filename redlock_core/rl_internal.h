@@ -76,6 +76,9 @@ static inline uint64_t rl_hash(uint64_t h, const void *p, size_t len)
 /* identifies (key, token) on a connection: a 64-bit hash of both (rl_conn.c) */
 uint64_t rl_lock_tag(const char *key, size_t keylen, const char *token, size_t token_len);
 
+/* n in decimal at p (no NUL, at most 20 bytes): how many bytes (rl_resp.c) */
+size_t rl_put_uint(char *p, uint64_t n);
+
 /* ---- random tokens (rl_sys.c) ---- */
 int rl_make_token(const rl_random *rnd, char out[RL_TOKEN_LEN + 1]);
 /* nbytes (<= 64) random bytes from rnd as 2 * nbytes lowercase hex and a NUL; -1 when rnd fails */

@@ -772,20 +772,22 @@ static void release_tag(rl_cmd *cmd, const char *key, size_t keylen, const char 
  * CSPRNG, so that it says nothing of the token and differs at each release
  * (without random bytes, zeros: a waiter may then take it for an earlier
  * release and wait for its timer) */
+static void release_id_zero(rl_cmd *cmd)
+{
+    memset(cmd->id, '0', RL_RELEASE_ID_LEN);
+    cmd->id[RL_RELEASE_ID_LEN] = '\0';
+}
+
 static void release_id_draw(rl_cmd *cmd)
 {
-    if (rl_random_hex(&rl_random_system, cmd->id, RL_RELEASE_ID_LEN / 2) != 0) {
-        memset(cmd->id, '0', RL_RELEASE_ID_LEN);
-        cmd->id[RL_RELEASE_ID_LEN] = '\0';
-    }
+    if (rl_random_hex(&rl_random_system, cmd->id, RL_RELEASE_ID_LEN / 2) != 0) release_id_zero(cmd);
 }
 
 /* the id's place among the arguments; drawn later (release_id_draw) by a
  * command that may never be sent (an attempt's cleanup) */
 static void release_id_slot(rl_cmd *cmd)
 {
-    memset(cmd->id, '0', RL_RELEASE_ID_LEN);
-    cmd->id[RL_RELEASE_ID_LEN] = '\0';
+    release_id_zero(cmd);
     arg(cmd, cmd->id, RL_RELEASE_ID_LEN);
 }
 
@@ -815,20 +817,16 @@ static int take_validity(rl_lock_info *info, int ttl_ms, uint64_t t0, uint64_t t
     return 1;
 }
 
-/* v in decimal and a NUL (cap >= 21: every caller's buffer); what snprintf
- * would give, without its cost on every attempt */
+/* v in decimal and a NUL; what snprintf would give, without its cost on
+ * every attempt */
 static size_t fmt_int(char *buf, size_t cap, long long v)
 {
     char tmp[24];
     size_t l = 0;
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[l++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
     if (v < 0) tmp[l++] = '-';
+    l += rl_put_uint(tmp + l, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
     if (l + 1 > cap) return (size_t)snprintf(buf, cap, "%lld", v);
-    for (size_t i = 0; i < l; i++) buf[i] = tmp[l - 1 - i];
+    memcpy(buf, tmp, l);
     buf[l] = '\0';
     return l;
 }

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-static size_t put_num(char *p, size_t n)
+size_t rl_put_uint(char *p, uint64_t n)
 {
     char tmp[24];
     size_t l = 0;
@@ -32,12 +32,12 @@ size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv, 
     if (need > cap) return need;
     char *p = buf;
     *p++ = '*';
-    p += put_num(p, (size_t)argc);
+    p += rl_put_uint(p, (size_t)argc);
     *p++ = '\r';
     *p++ = '\n';
     for (int i = 0; i < argc; i++) {
         *p++ = '$';
-        p += put_num(p, argvlen[i]);
+        p += rl_put_uint(p, argvlen[i]);
         *p++ = '\r';
         *p++ = '\n';
         if (argvlen[i]) memcpy(p, argv[i], argvlen[i]);
