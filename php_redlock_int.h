@@ -189,6 +189,19 @@ typedef struct php_redlock_pooled {
      * out of the quorum until nv_until_us, restarted at nv_since_us (0: votes) */
     uint64_t nv_until_us, nv_since_us;
     bool nv_clock; /* the reason: a clock step (since: the step), not a restart */
+    /* calm (rl_restart.calm) as the last lock() with this maxttl key,
+     * restart_grace and drift_factor left it: a later RedLock of the same
+     * settings (the next request) starts from it. Each calm attempt checks
+     * every answer's incarnation and clock, so a stale entry costs one
+     * checked attempt, never a vote (rl_lock.c calm_mask). */
+    bool calm;
+    unsigned char calm_known;
+    uint32_t calm_inc;
+    int64_t calm_ttl;
+    int calm_grace;
+    double calm_drift;
+    size_t calm_keylen;
+    char calm_key[REDLOCK_MAX_PREFIX + RL_MAXTTL_SUFFIX_LEN];
 } php_redlock_pooled;
 
 /* ---------- the connection pool (redlock_pool.c: no other file touches REDLOCK_G(pool)) ---------- */

@@ -16,15 +16,29 @@ void php_redlock_group_release(php_redlock_group *g)
 /* Before each call: pooled connections get the caller's timeouts, and a
  * connection reused from an earlier request is checked once (EOF, stray
  * bytes) so a Redis restart between requests costs only a reconnect. */
+static bool calm_same(const php_redlock_pooled *p, const php_redlock_group *g)
+{
+    const rl_restart *rs = g->ctx.rs;
+    return p->calm_keylen == rs->maxttl_keylen && memcmp(p->calm_key, rs->maxttl_key, rs->maxttl_keylen) == 0 &&
+           p->calm_grace == rs->grace_ms && p->calm_drift == g->opts.drift_factor;
+}
+
 void php_redlock_group_prepare(php_redlock_group *g)
 {
     uint64_t req = REDLOCK_G(request_id);
+    rl_restart *rs = g->ctx.rs;
     for (int i = 0; i < g->n; i++) {
         php_redlock_pooled *p = g->pooled[i];
         rl_conn_set_timeouts(p->conn, g->connect_timeout[i], g->timeout[i]);
         if (p->last_request != req) {
             p->last_request = req;
             rl_conn_check(p->conn);
+        }
+        if (rs && !rs->calm[i] && p->calm && calm_same(p, g)) {
+            rs->calm[i] = 1;
+            rs->calm_known[i] = p->calm_known;
+            rs->calm_inc[i] = p->calm_inc;
+            rs->calm_ttl[i] = p->calm_ttl;
         }
     }
 }
@@ -35,6 +49,16 @@ void php_redlock_group_votes(php_redlock_group *g)
     for (int i = 0; i < g->n; i++) {
         php_redlock_pooled *p = g->pooled[i];
         const rl_restart *rs = g->ctx.rs;
+        if (rs->calm[i] || (p->calm && calm_same(p, g))) {
+            p->calm = rs->calm[i];
+            p->calm_known = rs->calm_known[i];
+            p->calm_inc = rs->calm_inc[i];
+            p->calm_ttl = rs->calm_ttl[i];
+            p->calm_grace = rs->grace_ms;
+            p->calm_drift = g->opts.drift_factor;
+            p->calm_keylen = rs->maxttl_keylen;
+            memcpy(p->calm_key, rs->maxttl_key, rs->maxttl_keylen);
+        }
         if (!rs->judged_us[i]) continue;
         if (rs->novote_ms[i] > 0) {
             p->nv_until_us = rs->judged_us[i] + (uint64_t)rs->novote_ms[i] * 1000u;

@@ -604,14 +604,75 @@ typedef struct votes {
     double drift_factor;
     int wait;
     uint64_t mask;
+    int calm;     /* a calm attempt: no maxttl answers to judge by (calm_mask) */
+    uint64_t out; /* ... nodes it could not count: not calm as it answered */
 } votes;
+
+/* A calm attempt's votes: only a node that answered as the incarnation it
+ * was calm as, with no clock step since, counts; any other (a restart met
+ * on a reused connection, a step) is out of this attempt (out), not
+ * judged: without the others' maxttl answers a judgment could take a node
+ * restarted empty for a new cluster's. The attempt is then made again,
+ * checked (rl_acquire). Counting fewer votes never makes a second holder. */
+static uint64_t calm_mask(const rl_restart *rs, rl_result *res, int n, uint64_t *out)
+{
+    uint64_t mask = 0;
+    *out = 0;
+    for (int i = 0; i < n; i++) {
+        rl_result *r = &res[i];
+        if (r->state != RL_ANSWERED) continue;
+        r->novote_ms = 0;
+        if (rs->calm[i] && rs->calm_inc[i] == r->id.inc && rs->calm_known[i] == r->id.known &&
+            !(r->id.known && r->id.step_at_us))
+            mask |= (uint64_t)1 << i;
+        else
+            *out |= (uint64_t)1 << i;
+    }
+    return mask;
+}
+
+/* every node calm for this TTL: the attempt may skip the maxttl key */
+static int all_calm(const rl_restart *rs, int n, int ttl_ms)
+{
+    for (int i = 0; i < n; i++)
+        if (!rs->calm[i] || rs->calm_ttl[i] < ttl_ms) return 0;
+    return 1;
+}
+
+/* after a checked attempt (the maxttl key raised to ttl_ms where the script
+ * ran): a node that voted, out of no grace, with no clock step and with its
+ * maxttl answer, is calm; one that answered otherwise or failed is not; one
+ * not awaited keeps what it was */
+static void calm_learn(rl_restart *rs, const rl_result *res, int n, uint64_t mask, int ttl_ms)
+{
+    for (int i = 0; i < n; i++) {
+        const rl_result *r = &res[i];
+        if (r->state == RL_PENDING) continue;
+        if (r->state == RL_ANSWERED && (mask >> i & 1) && has_maxttl(r) && r->novote_ms == 0 &&
+            !(r->id.known && r->id.step_at_us)) {
+            if (!rs->calm[i] || rs->calm_inc[i] != r->id.inc || rs->calm_known[i] != r->id.known) rs->calm_ttl[i] = 0;
+            int64_t t = r->reply.aux[0] > ttl_ms ? r->reply.aux[0] : ttl_ms;
+            if (t > rs->calm_ttl[i]) rs->calm_ttl[i] = t;
+            rs->calm[i] = 1;
+            rs->calm_inc[i] = r->id.inc;
+            rs->calm_known[i] = r->id.known;
+        } else {
+            rs->calm[i] = 0;
+        }
+    }
+}
 
 static tally count_votes(votes *v, rl_result *res, int n)
 {
     tally t = count(res, n, is_ok_status);
     if (!v || !v->c->rs) return t;
-    uint64_t now = v->c->clock->now_us(v->c->clock->ctx);
-    v->mask = rl_vote_mask(v->c->rs, res, n, now, v->drift_factor, &v->wait);
+    if (v->calm) {
+        v->mask = calm_mask(v->c->rs, res, n, &v->out);
+        v->wait = 0;
+    } else {
+        uint64_t now = v->c->clock->now_us(v->c->clock->ctx);
+        v->mask = rl_vote_mask(v->c->rs, res, n, now, v->drift_factor, &v->wait);
+    }
     for (int i = 0; i < n; i++)
         if (res[i].state == RL_ANSWERED && !(v->mask >> i & 1) && is_ok_status(&res[i].reply, NULL)) {
             t.ok--;
@@ -916,6 +977,9 @@ static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_
  * win to its shard; the buffers their arguments point into. */
 typedef struct acq {
     rl_cmd set, rel, ann;
+    /* set without the maxttl key (rl_restart.calm): a calm attempt */
+    rl_cmd calm;
+    int has_calm;
     char ttlbuf[24];
     size_t ttllen;
     int nonced;
@@ -1012,6 +1076,14 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
     a->rel.op = RL_OP_RELEASE;
     a->rel.tag = a->set.tag;
     a->set.clock_check = rs != NULL;
+    a->has_calm = rs != NULL;
+    if (rs) {
+        /* ARGV[5] (and ARGV[4] "" without a nonce) left out: the script
+         * neither reads nor raises the maxttl key and answers the SET's answer
+         * alone, as with restart_grace 0 */
+        a->calm = a->set;
+        a->calm.argc -= a->nonced ? 1 : 2;
+    }
     /* after a failed attempt the release is only queued: each connection
      * keeps it behind our SET, so a hung node costs the next attempt nothing */
     a->rel.nowait = 1;
@@ -1261,7 +1333,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     acq_fair_cmd(&a);
     /* a fair waiter renews its entry (it lapses ttl_ms after an attempt) */
     uint64_t max_pause = a.fair ? (uint64_t)ttl_ms * 500u : 0;
-    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
+    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT, redo = 0;
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
         if (a.nonced && rl_make_token(c->rnd, a.nonce) != 0) {
@@ -1277,6 +1349,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             a.wrote = 1;
         }
         votes v = {.c = c, .drift_factor = o->drift_factor};
+        if (try_cmd == &a.set && a.has_calm && !redo && all_calm(rs, n, ttl_ms)) {
+            try_cmd = &a.calm;
+            v.calm = 1;
+        }
         rl_decide_fn decide = rs ? decide_votes : decide_ok_set;
         void *dud = rs ? &v : NULL;
         fair_decide fd = {.inner = decide, .ud = dud, .q = q};
@@ -1295,6 +1371,9 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
         fill_call(call, res, n, is_ok_status);
         tally t = count_votes(rs ? &v : NULL, res, n);
+        if (rs && !v.calm) calm_learn(c->rs, res, n, v.mask, ttl_ms);
+        for (int i = 0; i < n; i++)
+            if (v.out >> i & 1) c->rs->calm[i] = 0;
         int nv = rs ? novote(res, n) : 0;
         if (call) call->ok = t.ok;
         int any = acq_cleanup_mask(&a.rel, res, n);
@@ -1315,6 +1394,13 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             }
         }
         if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
+        if (v.out && !redo) {
+            /* a calm attempt met a node it could not count: made again at
+             * once, checked, as the same attempt (no pause, no retry used) */
+            redo = 1;
+            attempt--;
+            continue;
+        }
         if (a.fair && !a.queued) fair_ticket(&a, res, n, q);
         if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, max_pause)) break;
     }
