@@ -49,15 +49,19 @@ void php_redlock_group_votes(php_redlock_group *g)
     for (int i = 0; i < g->n; i++) {
         php_redlock_pooled *p = g->pooled[i];
         const rl_restart *rs = g->ctx.rs;
-        if (rs->calm[i] || (p->calm && calm_same(p, g))) {
-            p->calm = rs->calm[i];
+        if (rs->calm[i]) {
+            if (!calm_same(p, g)) {
+                p->calm_grace = rs->grace_ms;
+                p->calm_drift = g->opts.drift_factor;
+                p->calm_keylen = rs->maxttl_keylen;
+                memcpy(p->calm_key, rs->maxttl_key, rs->maxttl_keylen);
+            }
+            p->calm = true;
             p->calm_known = rs->calm_known[i];
             p->calm_inc = rs->calm_inc[i];
             p->calm_ttl = rs->calm_ttl[i];
-            p->calm_grace = rs->grace_ms;
-            p->calm_drift = g->opts.drift_factor;
-            p->calm_keylen = rs->maxttl_keylen;
-            memcpy(p->calm_key, rs->maxttl_key, rs->maxttl_keylen);
+        } else if (p->calm && calm_same(p, g)) {
+            p->calm = false; /* this group found it changed: the next one checks it too */
         }
         if (!rs->judged_us[i]) continue;
         if (rs->novote_ms[i] > 0) {

@@ -1259,9 +1259,16 @@ static int same_as_other(rl_fan *f, int i, char *why, size_t whylen)
 {
     rl_conn *c = f->net->conns[i];
     if (!c->run_id[0]) return 0;
+    /* run_ids are 40 random hex digits: their first 8 bytes tell almost every
+     * pair apart without a strcmp (an id shorter than 8: strcmp alone) */
+    uint64_t head, oh;
+    memcpy(&head, c->run_id, 8);
+    int whole = memchr(c->run_id, '\0', 8) == NULL;
     for (int j = 0; j < f->n; j++) {
         rl_conn *o = f->net->conns[j];
-        if (j == i || o->fd < 0 || strcmp(o->run_id, c->run_id) != 0) continue;
+        if (j == i || o->fd < 0) continue;
+        memcpy(&oh, o->run_id, 8);
+        if ((whole && oh != head) || strcmp(o->run_id, c->run_id) != 0) continue;
         char name[128];
         rl_node_conf_name(&o->conf, name, sizeof(name));
         /* the name may be long: cut it, never the sentence's meaning */
@@ -1310,7 +1317,8 @@ int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
         int err;
         if (rlc_redial(c, now, why, sizeof(why), &err) != 0 && c->fd >= 0) rl_conn_close(c);
     }
-    if (c->fd >= 0 && c->state == ST_READY && rlc_stalled(c, now)) {
+    int stalled = rlc_stalled(c, now); /* (0 without a ready connection) */
+    if (stalled) {
         catch_up(f, i, now);
         if (r->state != RL_PENDING) {
             if (c->fd >= 0) return -1;
@@ -1326,8 +1334,9 @@ int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
             int p = probe_send(f, i, now);
             if (p <= 0) return p;
         }
+        stalled = rlc_stalled(c, now);
     }
-    if (c->fd >= 0 && rlc_stalled(c, now)) {
+    if (stalled) {
         /* a release goes behind what the connection holds, whatever the state
          * of the node: its SET may be there still, or may have run (a release
          * whose SET may have landed is never dropped); anything else would

@@ -523,7 +523,10 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
     return mask;
 }
 
-rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud)
+/* (inlined where yes is a constant: every fan-out's decide runs it after each
+ * node's outcome) */
+static inline __attribute__((always_inline)) rl_tally tally_of(const rl_result *res, int n, rl_yes_fn yes,
+                                                               const void *ud)
 {
     rl_tally t = {0};
     for (int i = 0; i < n; i++) {
@@ -542,9 +545,11 @@ rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud)
     return t;
 }
 
+rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud) { return tally_of(res, n, yes, ud); }
+
 typedef rl_tally tally;
 typedef rl_yes_fn yes_fn;
-static tally count(const rl_result *res, int n, yes_fn yes) { return rl_count(res, n, yes, NULL); }
+#define count(res, n, yes) tally_of((res), (n), (yes), NULL)
 
 static int is_ok_status(const rl_reply *r, const void *ud)
 {
@@ -578,22 +583,27 @@ static int is_token(const rl_reply *r, const void *ud)
 
 /* The quorum is reached, or can no longer be: either way the outcome is known
  * and we return without waiting for the slowest node. */
-int rl_quorum_decided(const rl_result *res, int n, rl_yes_fn yes, const void *ud)
+static inline __attribute__((always_inline)) int quorum_decided(const rl_result *res, int n, rl_yes_fn yes,
+                                                                const void *ud)
 {
-    rl_tally t = rl_count(res, n, yes, ud);
+    rl_tally t = tally_of(res, n, yes, ud);
     int q = rl_quorum(n);
     return t.ok >= q || t.ok + t.pending < q;
+}
+int rl_quorum_decided(const rl_result *res, int n, rl_yes_fn yes, const void *ud)
+{
+    return quorum_decided(res, n, yes, ud);
 }
 
 static int decide_ok_set(void *ud, const rl_result *res, int n)
 {
     (void)ud;
-    return rl_quorum_decided(res, n, is_ok_status, NULL);
+    return quorum_decided(res, n, is_ok_status, NULL);
 }
 static int decide_ok_one(void *ud, const rl_result *res, int n)
 {
     (void)ud;
-    return rl_quorum_decided(res, n, is_one, NULL);
+    return quorum_decided(res, n, is_one, NULL);
 }
 
 /* An acquisition's SET answers with the restart check (c->rs): only the OKs

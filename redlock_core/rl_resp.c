@@ -5,6 +5,15 @@
 
 size_t rl_put_uint(char *p, uint64_t n)
 {
+    if (n < 10) { /* most lengths and counts of a command */
+        p[0] = (char)('0' + n);
+        return 1;
+    }
+    if (n < 100) {
+        p[0] = (char)('0' + n / 10);
+        p[1] = (char)('0' + n % 10);
+        return 2;
+    }
     char tmp[24];
     size_t l = 0;
     do {

@@ -1095,6 +1095,18 @@ static void test_resp_format(void)
     CHECK(memcmp(out + n2 - 12345 - 2 - 8, "$12345\r\nx", 9) == 0);
     CHECK(memcmp(out + n2 - 2, "\r\n", 2) == 0);
     free(out);
+
+    /* the digit writer at its fast paths' edges, against snprintf */
+    static const uint64_t nums[] = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 4294967296ull, UINT64_MAX};
+    for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+        char got[24], exp[24];
+        memset(got, '#', sizeof(got));
+        size_t l = rl_put_uint(got, nums[i]);
+        int el = snprintf(exp, sizeof(exp), "%llu", (unsigned long long)nums[i]);
+        CHECK_EQ(l, (size_t)el);
+        CHECK(memcmp(got, exp, l) == 0);
+        CHECK_EQ(got[l], '#');
+    }
 }
 
 static void test_latency_histogram(void)
