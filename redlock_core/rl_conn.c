@@ -1226,6 +1226,47 @@ int rlc_feed(rl_conn *c, const char *buf, size_t len)
     return redisReaderFeed(c->reader, buf, len) == REDIS_OK ? 0 : -1;
 }
 
+/* The two answers of every uncontended cycle (the acquire script's +OK,
+ * the release script's :1) without the reader's machinery: the line up to
+ * the first CR, which must be followed by LF (hiredis's line end); an
+ * integer only as 0 or -?[1-9][0-9]{0,17} (hiredis's string2ll takes those
+ * and refuses -0, leading zeros and a +, in 0.14 and 1.x alike).
+ * Anything else, a line not whole in buf, or a reader holding bytes of its
+ * own (order): 0, hiredis parses it. */
+size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len)
+{
+    if (c->sub || len < 4 || (buf[0] != '+' && buf[0] != ':')) return 0;
+    if (c->reader && (c->reader->pos != c->reader->len || c->reader->ridx != -1)) return 0;
+    size_t max = len < 256 ? len : 256;
+    const char *cr = memchr(buf + 1, '\r', max - 1);
+    if (!cr || (size_t)(cr - buf) + 1 >= len || cr[1] != '\n') return 0;
+    size_t n = (size_t)(cr - buf) - 1;
+    const char *s = buf + 1;
+    if (buf[0] == ':') {
+        size_t k = s[0] == '-';
+        if (n <= k || n - k > 18) return 0;
+        if (s[k] == '0' && n != 1) return 0; /* 0 alone: hiredis refuses -0, 00, 01 */
+        long long v = 0;
+        for (size_t j = k; j < n; j++) {
+            if (s[j] < '0' || s[j] > '9') return 0;
+            v = v * 10 + (s[j] - '0');
+        }
+        memset(&c->slot, 0, sizeof(c->slot));
+        c->flat = 0;
+        c->slot.type = RL_REPLY_INTEGER;
+        c->slot.integer = k ? -v : v;
+    } else {
+        memset(&c->slot, 0, sizeof(c->slot));
+        c->flat = 0;
+        c->slot.type = RL_REPLY_STATUS;
+        c->slot.len = n;
+        size_t m = n < sizeof(c->slot.str) - 1 ? n : sizeof(c->slot.str) - 1;
+        memcpy(c->slot.str, s, m);
+        c->slot.str[m] = '\0';
+    }
+    return n + 3;
+}
+
 int rlc_next_reply(rl_conn *c)
 {
     void *obj = NULL;
@@ -1601,7 +1642,16 @@ static int node_read_ex(rl_fan *f, int i, uint64_t now, int *idle)
             node_broken(f, i, RL_E_IO, why, now);
             return f->res[i].state != RL_PENDING;
         }
-        if (rlc_feed(c, buf, (size_t)n) != 0) goto proto;
+        /* the common answers first, straight from buf (rlc_take_simple) */
+        size_t off = 0, used;
+        while (off < (size_t)n && (used = rlc_take_simple(c, buf + off, (size_t)n - off)) > 0) {
+            off += used;
+            if (c->qlen == 0) return node_poisoned(f, i, "reply nobody asked for");
+            if (on_reply(f, i, now)) got = 1;
+            if (c->fd < 0) return f->res[i].state != RL_PENDING;
+        }
+        if (off == (size_t)n) continue; /* (to the loop's condition: TLS may hold more) */
+        if (rlc_feed(c, buf + off, (size_t)n - off) != 0) goto proto;
         /* parse everything that came: a reply beyond what we asked for would
          * otherwise be taken as the answer to the next command */
         for (;;) {

@@ -332,6 +332,11 @@ int rlc_inherited(const rl_conn *c); /* open, but from before fork() */
 
 int rlc_feed(rl_conn *c, const char *buf, size_t len);
 int rlc_next_reply(rl_conn *c);
+/* The reply at buf when it is a whole status (+...) or integer (:digits)
+ * line and nothing is half-read: taken into c->slot as rlc_next_reply would
+ * (the bytes it used), else 0 and the bytes are hiredis's (rlc_feed). Not
+ * on a subscriber connection. */
+size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len);
 /* The identity's INFO replies were read (the last one at now): what they say
  * of the server into c->ident (a new run_id: a new incarnation). */
 void rlc_ident_done(rl_conn *c, uint64_t now);
