@@ -1231,8 +1231,9 @@ int rlc_feed(rl_conn *c, const char *buf, size_t len)
  * the first CR, which must be followed by LF (hiredis's line end); an
  * integer only as 0 or -?[1-9][0-9]{0,17} (hiredis's string2ll takes those
  * and refuses -0, leading zeros and a +, in 0.14 and 1.x alike).
- * Anything else, a line not whole in buf, or a reader holding bytes of its
- * own (order): 0, hiredis parses it. */
+ * A line with an LF in it (hiredis 1.x refuses what 0.14 takes), anything
+ * else, a line not whole in buf, or a reader holding bytes of its own
+ * (order): 0, hiredis parses it. */
 size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len)
 {
     if (c->sub || len < 4 || (buf[0] != '+' && buf[0] != ':')) return 0;
@@ -1242,6 +1243,7 @@ size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len)
     if (!cr || (size_t)(cr - buf) + 1 >= len || cr[1] != '\n') return 0;
     size_t n = (size_t)(cr - buf) - 1;
     const char *s = buf + 1;
+    if (memchr(s, '\n', n)) return 0; /* hiredis 1.x refuses it, 0.14 takes it: its call */
     if (buf[0] == ':') {
         size_t k = s[0] == '-';
         if (n <= k || n - k > 18) return 0;
