@@ -240,12 +240,44 @@ static void *obj_nil(const redisReadTask *t)
     return c;
 }
 
+#if defined(HIREDIS_MAJOR) && HIREDIS_MAJOR >= 1
+/* RESP3's double and boolean (hiredis 1.x reads them even unasked): no
+ * command of ours is answered so; at the top an error reply (the node
+ * fails, with this text), inside an array as nil */
+static void *obj_resp3(const redisReadTask *t)
+{
+    rl_conn *c = t->privdata;
+    if (t->parent) return obj_nil(t);
+    static const char msg[] = "ERR unexpected RESP3 reply type";
+    c->slot.type = RL_REPLY_ERROR;
+    c->slot.len = sizeof(msg) - 1;
+    memcpy(c->slot.str, msg, sizeof(msg));
+    return c;
+}
+static void *obj_double(const redisReadTask *t, double d, char *s, size_t len)
+{
+    (void)d;
+    (void)s;
+    (void)len;
+    return obj_resp3(t);
+}
+static void *obj_bool(const redisReadTask *t, int b)
+{
+    (void)b;
+    return obj_resp3(t);
+}
+#endif
+
 static void obj_free(void *o) { (void)o; }
 
 static redisReplyObjectFunctions reply_fns = {
     .createString = obj_string,
     .createArray = obj_array,
     .createInteger = obj_integer,
+#if defined(HIREDIS_MAJOR) && HIREDIS_MAJOR >= 1
+    .createDouble = obj_double,
+    .createBool = obj_bool,
+#endif
     .createNil = obj_nil,
     .freeObject = obj_free,
 };

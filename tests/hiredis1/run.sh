@@ -127,6 +127,26 @@ ldd "$ext/redlock_core/build/unit_tests" 2>/dev/null | grep -F "$prefix/lib/" >/
 log "C unit tests on hiredis $label: ${unit:-no summary} (exit $unit_rc)"
 [ "$unit_rc" -eq 0 ] || { tail -n 20 "$work/core-unit.log"; fail "C unit tests on hiredis $label"; }
 
+# 4b. The reply parser's fuzz targets on this hiredis (it reads RESP3 types 0.14 refuses,
+#     and refuses status lines 0.14 takes): a short bounded run each, when clang-14 is there.
+fuzz="skipped (no clang-14)"
+if command -v clang-14 >/dev/null; then
+    make -s -C "$ext/redlock_core" B="$work/fuzz-build" HIREDIS_CFLAGS="-I$prefix/include" \
+        HIREDIS_LIBS="-L$prefix/lib -Wl,-rpath,$prefix/lib -lhiredis" \
+        "$work/fuzz-build/fuzz/fuzz_feed" "$work/fuzz-build/fuzz/fuzz_reply" >"$work/fuzz.log" 2>&1 \
+        || { tail -n 20 "$work/fuzz.log"; fail "fuzz targets on hiredis $label: build"; }
+    for t in fuzz_feed fuzz_reply; do
+        mkdir -p "$work/fuzz-build/work/$t" "$work/fuzz-build/artifacts"
+        ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            timeout 120 "$work/fuzz-build/fuzz/$t" -max_total_time="${HIREDIS1_FUZZ_TIME:-15}" -timeout=10 \
+            -rss_limit_mb=2048 -artifact_prefix="$work/fuzz-build/artifacts/$t-" \
+            "$work/fuzz-build/work/$t" "$ext/redlock_core/fuzz/corpus/$t" >>"$work/fuzz.log" 2>&1 \
+            || { tail -n 20 "$work/fuzz.log"; fail "$t on hiredis $label (reproducer in $work/fuzz-build/artifacts)"; }
+    done
+    fuzz="fuzz_feed, fuzz_reply ${HIREDIS1_FUZZ_TIME:-15} s each: clean"
+fi
+log "fuzz targets on hiredis $label: $fuzz"
+
 if [ "$build_only" = 1 ]; then
     echo "hiredis1: PASS (built against hiredis $label in $prefix: $so; unit tests $unit)"
     exit 0
