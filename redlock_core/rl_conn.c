@@ -1270,12 +1270,13 @@ size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len)
 {
     if (c->sub || len < 4 || (buf[0] != '+' && buf[0] != ':')) return 0;
     if (c->reader && (c->reader->pos != c->reader->len || c->reader->ridx != -1)) return 0;
-    size_t max = len < 256 ? len : 256;
-    const char *cr = memchr(buf + 1, '\r', max - 1);
-    if (!cr || (size_t)(cr - buf) + 1 >= len || cr[1] != '\n') return 0;
-    size_t n = (size_t)(cr - buf) - 1;
+    size_t max = len < 256 ? len : 256, e = 1;
+    while (e < max && buf[e] != '\r' && buf[e] != '\n') e++;
+    /* (an LF before the CR: hiredis 1.x refuses it, 0.14 takes it: its call) */
+    if (e >= max || e + 1 >= len || buf[e] != '\r' || buf[e + 1] != '\n') return 0;
+    size_t n = e - 1;
     const char *s = buf + 1;
-    if (memchr(s, '\n', n)) return 0; /* hiredis 1.x refuses it, 0.14 takes it: its call */
+    rl_reply *r = &c->slot;
     if (buf[0] == ':') {
         size_t k = s[0] == '-';
         if (n <= k || n - k > 18) return 0;
@@ -1285,19 +1286,22 @@ size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len)
             if (s[j] < '0' || s[j] > '9') return 0;
             v = v * 10 + (s[j] - '0');
         }
-        memset(&c->slot, 0, sizeof(c->slot));
-        c->flat = 0;
-        c->slot.type = RL_REPLY_INTEGER;
-        c->slot.integer = k ? -v : v;
+        r->type = RL_REPLY_INTEGER;
+        r->integer = k ? -v : v;
+        r->len = 0;
+        r->str[0] = '\0';
     } else {
-        memset(&c->slot, 0, sizeof(c->slot));
-        c->flat = 0;
-        c->slot.type = RL_REPLY_STATUS;
-        c->slot.len = n;
-        size_t m = n < sizeof(c->slot.str) - 1 ? n : sizeof(c->slot.str) - 1;
-        memcpy(c->slot.str, s, m);
-        c->slot.str[m] = '\0';
+        r->type = RL_REPLY_STATUS;
+        r->integer = 0;
+        r->len = n;
+        size_t m = n < sizeof(r->str) - 1 ? n : sizeof(r->str) - 1;
+        memcpy(r->str, s, m);
+        r->str[m] = '\0';
     }
+    /* the rest of the slot as rlc_next_reply's fresh one has it */
+    r->naux = 0;
+    r->aux[0] = r->aux[1] = 0;
+    c->flat = 0;
     return n + 3;
 }
 
@@ -1338,7 +1342,7 @@ static int same_as_other(rl_fan *f, int i, char *why, size_t whylen)
      * pair apart without a strcmp (an id shorter than 8: strcmp alone) */
     uint64_t head, oh;
     memcpy(&head, c->run_id, 8);
-    int whole = memchr(c->run_id, '\0', 8) == NULL;
+    int whole = !((head - 0x0101010101010101ull) & ~head & 0x8080808080808080ull); /* no NUL in them */
     for (int j = 0; j < f->n; j++) {
         rl_conn *o = f->net->conns[j];
         if (j == i || o->fd < 0) continue;
