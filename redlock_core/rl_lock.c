@@ -1359,7 +1359,8 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             a.wrote = 1;
         }
         votes v = {.c = c, .drift_factor = o->drift_factor};
-        if (try_cmd == &a.set && a.has_calm && !redo && all_calm(rs, n, ttl_ms)) {
+        /* (not for a fair attempt: fset, below, always carries the key) */
+        if (!a.fair && try_cmd == &a.set && a.has_calm && !redo && all_calm(rs, n, ttl_ms)) {
             try_cmd = &a.calm;
             v.calm = 1;
         }
