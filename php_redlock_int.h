@@ -194,10 +194,7 @@ typedef struct php_redlock_pooled {
      * settings (the next request) starts from it. Each calm attempt checks
      * every answer's incarnation and clock, so a stale entry costs one
      * checked attempt, never a vote (rl_lock.c calm_mask). */
-    bool calm;
-    unsigned char calm_known;
-    uint32_t calm_inc;
-    int64_t calm_ttl;
+    rl_calm calm;
     int calm_grace;
     double calm_drift;
     size_t calm_keylen;

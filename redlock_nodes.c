@@ -13,9 +13,7 @@ void php_redlock_group_release(php_redlock_group *g)
     efree(g);
 }
 
-/* Before each call: pooled connections get the caller's timeouts, and a
- * connection reused from an earlier request is checked once (EOF, stray
- * bytes) so a Redis restart between requests costs only a reconnect. */
+/* the pooled calm entry is of g's settings (maxttl key, restart_grace, drift_factor) */
 static bool calm_same(const php_redlock_pooled *p, const php_redlock_group *g)
 {
     const rl_restart *rs = g->ctx.rs;
@@ -23,6 +21,10 @@ static bool calm_same(const php_redlock_pooled *p, const php_redlock_group *g)
            p->calm_grace == rs->grace_ms && p->calm_drift == g->opts.drift_factor;
 }
 
+/* Before each call: pooled connections get the caller's timeouts, and a
+ * connection reused from an earlier request is checked once (EOF, stray
+ * bytes) so a Redis restart between requests costs only a reconnect; a node
+ * this group does not know calm starts from the pool's entry. */
 void php_redlock_group_prepare(php_redlock_group *g)
 {
     uint64_t req = REDLOCK_G(request_id);
@@ -34,12 +36,7 @@ void php_redlock_group_prepare(php_redlock_group *g)
             p->last_request = req;
             rl_conn_check(p->conn);
         }
-        if (rs && !rs->calm[i] && p->calm && calm_same(p, g)) {
-            rs->calm[i] = 1;
-            rs->calm_known[i] = p->calm_known;
-            rs->calm_inc[i] = p->calm_inc;
-            rs->calm_ttl[i] = p->calm_ttl;
-        }
+        if (rs && !rs->calm[i].on && p->calm.on && calm_same(p, g)) rs->calm[i] = p->calm;
     }
 }
 
@@ -49,19 +46,16 @@ void php_redlock_group_votes(php_redlock_group *g)
     for (int i = 0; i < g->n; i++) {
         php_redlock_pooled *p = g->pooled[i];
         const rl_restart *rs = g->ctx.rs;
-        if (rs->calm[i]) {
+        if (rs->calm[i].on) {
             if (!calm_same(p, g)) {
                 p->calm_grace = rs->grace_ms;
                 p->calm_drift = g->opts.drift_factor;
                 p->calm_keylen = rs->maxttl_keylen;
                 memcpy(p->calm_key, rs->maxttl_key, rs->maxttl_keylen);
             }
-            p->calm = true;
-            p->calm_known = rs->calm_known[i];
-            p->calm_inc = rs->calm_inc[i];
-            p->calm_ttl = rs->calm_ttl[i];
-        } else if (p->calm && calm_same(p, g)) {
-            p->calm = false; /* this group found it changed: the next one checks it too */
+            p->calm = rs->calm[i];
+        } else if (p->calm.on && calm_same(p, g)) {
+            p->calm.on = 0; /* this group found it changed: the next one checks it too */
         }
         if (!rs->judged_us[i]) continue;
         if (rs->novote_ms[i] > 0) {

@@ -350,6 +350,15 @@ typedef struct rl_waiter {
 #define RL_GRACE_AUTO (-1)
 #define RL_MAXTTL_SUFFIX "\0redlock:maxttl" /* prefix . this: the longest TTL asked for, "<ms>:<created ms>" */
 #define RL_MAXTTL_SUFFIX_LEN 15
+/* node i is calm (on): its incarnation inc (with INFO known as known) voted
+ * in a checked attempt, out of no grace and with no clock step, and its
+ * maxttl key holds at least ttl ms */
+typedef struct rl_calm {
+    unsigned char on, known;
+    uint32_t inc;
+    int64_t ttl;
+} rl_calm;
+
 typedef struct rl_restart {
     int grace_ms;           /* RL_GRACE_AUTO, or > 0 ms (grace 0: no rl_restart at all) */
     const char *maxttl_key; /* prefix . RL_MAXTTL_SUFFIX */
@@ -362,14 +371,10 @@ typedef struct rl_restart {
     int64_t novote_ms[RL_MAX_NODES], up_ms[RL_MAX_NODES];
     uint64_t judged_us[RL_MAX_NODES];
     unsigned char novote_clock[RL_MAX_NODES];
-    /* calm: node i's incarnation calm_inc (with INFO known as calm_known)
-     * voted in a checked attempt, out of no grace and with no clock step, and
-     * its maxttl key holds at least calm_ttl ms. While every node is calm for
-     * a TTL, an attempt skips the maxttl key (rl_acquire: a calm attempt);
-     * any change seen in its answers makes it a checked attempt again. */
-    unsigned char calm[RL_MAX_NODES], calm_known[RL_MAX_NODES];
-    uint32_t calm_inc[RL_MAX_NODES];
-    int64_t calm_ttl[RL_MAX_NODES];
+    /* calm: while every node is calm for a TTL, an attempt skips the maxttl
+     * key (rl_acquire: a calm attempt); any change seen in its answers makes
+     * it a checked attempt again */
+    rl_calm calm[RL_MAX_NODES];
 } rl_restart;
 
 typedef struct rl_ctx {

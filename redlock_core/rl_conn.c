@@ -1272,7 +1272,6 @@ size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len)
     if (c->reader && (c->reader->pos != c->reader->len || c->reader->ridx != -1)) return 0;
     size_t max = len < 256 ? len : 256, e = 1;
     while (e < max && buf[e] != '\r' && buf[e] != '\n') e++;
-    /* (an LF before the CR: hiredis 1.x refuses it, 0.14 takes it: its call) */
     if (e >= max || e + 1 >= len || buf[e] != '\r' || buf[e + 1] != '\n') return 0;
     size_t n = e - 1;
     const char *s = buf + 1;
@@ -1375,7 +1374,6 @@ static int fan_append(const rl_fan *f, rl_conn *c, uint64_t now)
 
 /* Queue the command for node i (opening the connection if needed) and try to
  * write it. Returns 0, or -1 when res[i] has failed. */
-
 int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
 {
     rl_conn *c = f->net->conns[i];

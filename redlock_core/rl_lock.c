@@ -173,17 +173,20 @@ const char rl_script_acquire_all[] =
 const char rl_script_acquire_all_sha[] = "3b369d3d5cc43b58311daca1d777f73f9552403d";
 /* the release script's arguments; 1 when the node held every key (each
  * key of ours is deleted all the same, and its waiters told) */
+/* a release's message to the waiters of key k, channel c (as
+ * rl_script_release: its first fair waiter, else one shard; h, id given) */
+#define RL_LUA_TELL(k, c)                                                                                             \
+    "local s = redis.pcall(\"pubsub\",\"numsub\"," c ") "                                                             \
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(k, c) "if not fw then " RL_LUA_SHARD_TELL( \
+        c) "end end "
 const char rl_script_release_all[] =
     "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end " RL_LUA_SPLIT
     "local id = ARGV[2] or \"\" local h = 0 "
     "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end local r = 0 "
     "for i = 1, #ks do if redis.call(\"get\",ks[i]) == ARGV[1] then redis.call(\"del\",ks[i]) r = r + 1 "
     "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp then redis.call(\"del\",sp .. \"T\" .. ARGV[1]) end "
-    "local c = \"redlock:released:\" .. (sp or ks[i]) "
-    "local s = redis.pcall(\"pubsub\",\"numsub\",c) "
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(
-        "ks[i]", "c") "if not fw then " RL_LUA_SHARD_TELL("c") "end end end end "
-                                                               "if r == #ks then return 1 end return 0";
+    "local c = \"redlock:released:\" .. (sp or ks[i]) " RL_LUA_TELL(
+        "ks[i]", "c") "end end if r == #ks then return 1 end return 0";
 const char rl_script_release_all_sha[] = "90dee6f55c72a0738d0cf88b0b353a68c1cc74cb";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
@@ -221,12 +224,6 @@ const char rl_script_held_all_sha[] = "d527e24f12198db62172583645495da05deb0dae"
 #define RL_LUA_MAXEXP(rk)                                \
     "local mx = 0 local top = redis.call(\"zrange\"," rk \
     ",-1,-1,\"withscores\") if top[2] then mx = tonumber(top[2]) end "
-/* a release's message to the waiters of key k, channel c (as
- * rl_script_release: its first fair waiter, else one shard; h, id given) */
-#define RL_LUA_TELL(k, c)                                                                                             \
-    "local s = redis.pcall(\"pubsub\",\"numsub\"," c ") "                                                             \
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(k, c) "if not fw then " RL_LUA_SHARD_TELL( \
-        c) "end end "
 /* Every key or none: each must hold no token but ours, and (unless we read
  * it already) no waiting writer nor another's pending demotion. Our own
  * exclusive key (a caller-chosen token) is demoted: "\0s", with us as its
@@ -549,7 +546,10 @@ rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud) { 
 
 typedef rl_tally tally;
 typedef rl_yes_fn yes_fn;
-#define count(res, n, yes) tally_of((res), (n), (yes), NULL)
+static inline __attribute__((always_inline)) tally count(const rl_result *res, int n, yes_fn yes)
+{
+    return tally_of(res, n, yes, NULL);
+}
 
 static int is_ok_status(const rl_reply *r, const void *ud)
 {
@@ -624,6 +624,12 @@ typedef struct votes {
  * judged: without the others' maxttl answers a judgment could take a node
  * restarted empty for a new cluster's. The attempt is then made again,
  * checked (rl_acquire). Counting fewer votes never makes a second holder. */
+/* node i is calm as the incarnation that answered r, and saw no clock step */
+static int calm_as(const rl_calm *k, const rl_result *r)
+{
+    return k->on && k->inc == r->id.inc && k->known == r->id.known && !(r->id.known && r->id.step_at_us);
+}
+
 static uint64_t calm_mask(const rl_restart *rs, rl_result *res, int n, uint64_t *out)
 {
     uint64_t mask = 0;
@@ -632,8 +638,7 @@ static uint64_t calm_mask(const rl_restart *rs, rl_result *res, int n, uint64_t 
         rl_result *r = &res[i];
         if (r->state != RL_ANSWERED) continue;
         r->novote_ms = 0;
-        if (rs->calm[i] && rs->calm_inc[i] == r->id.inc && rs->calm_known[i] == r->id.known &&
-            !(r->id.known && r->id.step_at_us))
+        if (calm_as(&rs->calm[i], r))
             mask |= (uint64_t)1 << i;
         else
             *out |= (uint64_t)1 << i;
@@ -645,7 +650,7 @@ static uint64_t calm_mask(const rl_restart *rs, rl_result *res, int n, uint64_t 
 static int all_calm(const rl_restart *rs, int n, int ttl_ms)
 {
     for (int i = 0; i < n; i++)
-        if (!rs->calm[i] || rs->calm_ttl[i] < ttl_ms) return 0;
+        if (!rs->calm[i].on || rs->calm[i].ttl < ttl_ms) return 0;
     return 1;
 }
 
@@ -657,17 +662,16 @@ static void calm_learn(rl_restart *rs, const rl_result *res, int n, uint64_t mas
 {
     for (int i = 0; i < n; i++) {
         const rl_result *r = &res[i];
+        rl_calm *k = &rs->calm[i];
         if (r->state == RL_PENDING) continue;
         if (r->state == RL_ANSWERED && (mask >> i & 1) && has_maxttl(r) && r->novote_ms == 0 &&
             !(r->id.known && r->id.step_at_us)) {
-            if (!rs->calm[i] || rs->calm_inc[i] != r->id.inc || rs->calm_known[i] != r->id.known) rs->calm_ttl[i] = 0;
+            /* (what it held as another incarnation says nothing of this one) */
+            int64_t before = calm_as(k, r) ? k->ttl : 0;
             int64_t t = r->reply.aux[0] > ttl_ms ? r->reply.aux[0] : ttl_ms;
-            if (t > rs->calm_ttl[i]) rs->calm_ttl[i] = t;
-            rs->calm[i] = 1;
-            rs->calm_inc[i] = r->id.inc;
-            rs->calm_known[i] = r->id.known;
+            *k = (rl_calm){.on = 1, .known = r->id.known, .inc = r->id.inc, .ttl = t > before ? t : before};
         } else {
-            rs->calm[i] = 0;
+            k->on = 0;
         }
     }
 }
@@ -987,9 +991,9 @@ static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_
  * win to its shard; the buffers their arguments point into. */
 typedef struct acq {
     rl_cmd set, rel, ann;
-    /* set without the maxttl key (rl_restart.calm): a calm attempt */
+    /* set without the maxttl key (rl_restart.calm): a calm attempt (with the
+     * restart check only) */
     rl_cmd calm;
-    int has_calm;
     char ttlbuf[24];
     size_t ttllen;
     int nonced;
@@ -1086,7 +1090,6 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
     a->rel.op = RL_OP_RELEASE;
     a->rel.tag = a->set.tag;
     a->set.clock_check = rs != NULL;
-    a->has_calm = rs != NULL;
     if (rs) {
         /* ARGV[5] (and ARGV[4] "" without a nonce) left out: the script
          * neither reads nor raises the maxttl key and answers the SET's answer
@@ -1360,7 +1363,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         }
         votes v = {.c = c, .drift_factor = o->drift_factor};
         /* (not for a fair attempt: fset, below, always carries the key) */
-        if (!a.fair && try_cmd == &a.set && a.has_calm && !redo && all_calm(rs, n, ttl_ms)) {
+        if (rs && !a.fair && try_cmd == &a.set && !redo && all_calm(rs, n, ttl_ms)) {
             try_cmd = &a.calm;
             v.calm = 1;
         }
@@ -1384,7 +1387,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         tally t = count_votes(rs ? &v : NULL, res, n);
         if (rs && !v.calm) calm_learn(c->rs, res, n, v.mask, ttl_ms);
         for (int i = 0; i < n; i++)
-            if (v.out >> i & 1) c->rs->calm[i] = 0;
+            if (v.out >> i & 1) c->rs->calm[i].on = 0;
         int nv = rs ? novote(res, n) : 0;
         if (call) call->ok = t.ok;
         int any = acq_cleanup_mask(&a.rel, res, n);
