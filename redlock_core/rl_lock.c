@@ -1075,21 +1075,16 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
         eval_cmd(&a->rel, rl_script_release, rl_script_release_sha, key, keylen, a->nkey, info->token, info->token_len);
         release_id_slot(&a->rel);
         arg(&a->rel, a->nonce, RL_TOKEN_LEN);
-    } else if (rs || list) {
-        /* the script raises the maxttl key and answers it (no extra round
-         * trip); a key list is always set by its script */
+    } else {
+        /* the script, not a bare SET NX: it also keeps out of a fair queue;
+         * with rs it raises the maxttl key and answers it (no extra round
+         * trip) */
         script_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, ttllen);
         arg(&a->set, a->noshard, 0);
         if (rs) {
             arg(&a->set, a->noshard, 0);
             arg(&a->set, rs->maxttl_key, rs->maxttl_keylen);
         }
-        script_cmd(&a->rel, rl_script_release, rl_script_release_sha, key, keylen, info->token, NULL, 0);
-        release_id_slot(&a->rel);
-    } else {
-        /* the script, not a bare SET NX: it also keeps out of a fair queue */
-        script_cmd(&a->set, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, ttllen);
-        arg(&a->set, a->noshard, 0);
         script_cmd(&a->rel, rl_script_release, rl_script_release_sha, key, keylen, info->token, NULL, 0);
         release_id_slot(&a->rel);
     }
