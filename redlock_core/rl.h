@@ -308,15 +308,15 @@ typedef struct rl_opts {
  * from the release's random id, rl_cmd.id; its group first, then the shard
  * in it): "<subscribers of that shard> <id>" (never the token: subscribers
  * must not learn it). So a release costs the server a few writes, not one
- * per waiter and node, and wakes about 1 + (n - 1) / 1024 of n waiters.
+ * per waiter and node, and wakes about 1 + (n - 1) / 4096 of n waiters.
  * A waiter's own attempts announce a successful SET on its shard with
  * "acquired" (ARGV[3]: the shard's two bytes after the "\0").
  * A fair waiter (rl_opts.fair) listens on its own channel instead of a shard,
  * RL_WAKE_CHANNEL . key . "\0q" . its queue id (RL_FAIR_ID_LEN hex), and a
  * release where fair waiters queue tells only the first of them that listens. */
 #define RL_WAKE_CHANNEL "redlock:released:"
-#define RL_WAKE_SHARDS 32 /* groups */
-#define RL_WAKE_SUBS 32   /* shards per group */
+#define RL_WAKE_SHARDS 64 /* groups */
+#define RL_WAKE_SUBS 64   /* shards per group */
 /* shard (0 .. RL_WAKE_SHARDS * RL_WAKE_SUBS - 1) -> its name after the "\0": two bytes and a NUL */
 static inline void rl_wake_shard_name(int shard, char out[3])
 {

@@ -37,21 +37,20 @@
     "redis.pcall(\"publish\",fc[i],\"1 \" .. id) fw = true break end end end end end "
 /* a release's message "<n> <id>" to ONE shard of key channel c that has
  * subscribers, the same on every node (from h, the release id's hash; rl.h
- * RL_WAKE_SHARDS, RL_WAKE_SUBS): of the 32 groups c "\0" string.char(48 + g)
- * the first from h with subscribers, then of its 32 shards (the group's
- * name and string.char(48 + s)) the first from h / 32 with subscribers;
+ * RL_WAKE_SHARDS, RL_WAKE_SUBS): of the 64 groups c "\0" string.char(48 + g)
+ * the first from h with subscribers, then of its 64 shards (the group's
+ * name and string.char(48 + s)) the first from h / 64 with subscribers;
  * n is that shard's subscribers. A group without a shard subscribed (a
- * waiter of a build before the two levels, listening on its group alone)
- * gets the message itself. 32 x 32: as many names and NUMSUB arguments (the
- * script's cost) as one level of 64 had. */
+ * waiter of a version before the shards, listening on its group only) gets
+ * the message itself. */
 #define RL_LUA_SHARD_TELL(c)                                                                                             \
-    "local ch = {} for k = 0, 31 do ch[k + 1] = " c " .. \"\\0\" .. string.char(48 + k) end "                            \
+    "local ch = {} for k = 0, 63 do ch[k + 1] = " c " .. \"\\0\" .. string.char(48 + k) end "                            \
     "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "                                                           \
-    "if type(m) == \"table\" then for k = 0, 31 do local j = (h + k) % 32 local v = m[2 * j + 2] "                       \
-    "if v and v > 0 then local sc = {} for q = 0, 31 do sc[q + 1] = ch[j + 1] .. string.char(48 + q) end "               \
+    "if type(m) == \"table\" then for k = 0, 63 do local j = (h + k) % 64 local v = m[2 * j + 2] "                       \
+    "if v and v > 0 then local sc = {} for q = 0, 63 do sc[q + 1] = ch[j + 1] .. string.char(48 + q) end "               \
     "local m2 = redis.pcall(\"pubsub\",\"numsub\",unpack(sc)) local to, n = ch[j + 1], v "                               \
-    "if type(m2) == \"table\" then local h2 = math.floor(h / 32) for q = 0, 31 do "                                      \
-    "local jj = (h2 + q) % 32 local v2 = m2[2 * jj + 2] if v2 and v2 > 0 then to, n = sc[jj + 1], v2 break end end end " \
+    "if type(m2) == \"table\" then local h2 = math.floor(h / 64) for q = 0, 63 do "                                      \
+    "local jj = (h2 + q) % 64 local v2 = m2[2 * jj + 2] if v2 and v2 > 0 then to, n = sc[jj + 1], v2 break end end end " \
     "redis.pcall(\"publish\",to,n .. \" \" .. id) break end end end "
 const char rl_script_release[] =
     "if KEYS[2] then if redis.replicate_commands then redis.replicate_commands() end "
@@ -70,7 +69,7 @@ const char rl_script_release[] =
                           "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end " RL_LUA_SHARD_TELL(
                               "c") "end end "
                                    "return r else return 0 end";
-const char rl_script_release_sha[] = "bbf03d19d94e4d7ea090520ab26f448dca5c419e";
+const char rl_script_release_sha[] = "c8cee1c5fcde85497ca4bd956b4c950c9cb98e74";
 /* a fair waiter that gives up, or won (where its entry is left): its queue
  * entry (ARGV[1] its id) goes, and when it was first and the key is free,
  * the next is told (ARGV[2]: an id as a release's) */
@@ -197,7 +196,7 @@ const char rl_script_release_all[] =
     "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp then redis.call(\"del\",sp .. \"T\" .. ARGV[1]) end "
     "local c = \"redlock:released:\" .. (sp or ks[i]) " RL_LUA_TELL(
         "ks[i]", "c") "end end if r == #ks then return 1 end return 0";
-const char rl_script_release_all_sha[] = "64e601e4017db8bf0160fd12ea104445211662e2";
+const char rl_script_release_all_sha[] = "504dcf0a6b08378c0359fc8baecac001d91aa1dc";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
 const char rl_script_extend_all[] =
@@ -308,7 +307,7 @@ const char rl_script_shared_confirm[] = RL_LUA_SPLIT_S
     "for _, k in ipairs(ks) do local d = redis.call(\"get\",k .. \"\\0c\") "
     "if d and string.sub(d, 1, #ARGV[1] + 1) == ARGV[1] .. \":\" then redis.call(\"del\",k .. \"\\0c\") end end return 1";
 const char rl_script_acquire_shared_sha[] = "d93dadd2fb8faa53b902a4c02c48cfab7ae4889a";
-const char rl_script_release_shared_sha[] = "1a9978b9a6aa01c1c6d426a2ae5ca5430bb3ba34";
+const char rl_script_release_shared_sha[] = "e04e48c134d0e914d3178146cac00e5b2a23dc86";
 const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df75db";
 const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
 const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62bddd8";

@@ -418,21 +418,21 @@ static void test_scripts_publish_on_the_channel(void)
     CHECK(strstr(rl_script_release, "pcall(\"publish\"") != NULL);
     /* RL_WAKE_SHARDS groups of RL_WAKE_SUBS shards, named as rl_wait.c
      * subscribes (rl_wake_shard_name), in every release script */
-    CHECK_EQ(RL_WAKE_SHARDS, 32);
-    CHECK_EQ(RL_WAKE_SUBS, 32);
+    CHECK_EQ(RL_WAKE_SHARDS, 64);
+    CHECK_EQ(RL_WAKE_SUBS, 64);
     char name[3];
     rl_wake_shard_name(0, name);
     CHECK_STR(name, "00");
-    rl_wake_shard_name(32 * 5 + 7, name);
+    rl_wake_shard_name(64 * 5 + 7, name);
     CHECK_STR(name, "57");
     rl_wake_shard_name(RL_WAKE_SHARDS * RL_WAKE_SUBS - 1, name);
-    CHECK_STR(name, "OO");
+    CHECK_STR(name, "oo");
     const char *rels[] = {rl_script_release, rl_script_release_all, rl_script_release_shared};
     for (int i = 0; i < 3; i++) {
-        CHECK(strstr(rels[i], "for k = 0, 31 do ch[k + 1] = ") != NULL);
+        CHECK(strstr(rels[i], "for k = 0, 63 do ch[k + 1] = ") != NULL);
         CHECK(strstr(rels[i], "string.char(48 + k)") != NULL);
-        CHECK(strstr(rels[i], "for q = 0, 31 do sc[q + 1] = ch[j + 1] .. string.char(48 + q)") != NULL);
-        CHECK(strstr(rels[i], "% 32") != NULL);
+        CHECK(strstr(rels[i], "for q = 0, 63 do sc[q + 1] = ch[j + 1] .. string.char(48 + q)") != NULL);
+        CHECK(strstr(rels[i], "% 64") != NULL);
         CHECK(strstr(rels[i], "\\0q") != NULL); /* and the first fair waiter (RL_LUA_FAIR_WAKE) */
     }
     CHECK(strstr(rl_script_acquire, "\"" RL_WAKE_CHANNEL "\"") != NULL);

@@ -1,5 +1,5 @@
 --TEST--
-wait: a release tells ONE shard of 1024 (32 groups of 32): the first group with subscribers from the release id's hash, then its first shard; "<that shard's subscribers> <id>", the same shard on every node; a group whose waiters listen on the group alone (a version before the shards) gets the message itself
+wait: a release tells ONE shard of 4096 (64 groups of 64): the first group with subscribers from the release id's hash, then its first shard; "<that shard's subscribers> <id>", the same shard on every node; a group whose waiters listen on the group alone (a version before the shards) gets the message itself
 --EXTENSIONS--
 redlock
 --SKIPIF--
@@ -11,13 +11,13 @@ $res = rl_name('shards');
 $chan = "redlock:released:$res";
 $g = fn(int $k) => "$chan\0" . chr(48 + $k);            // a group's channel
 $sh = fn(int $k, int $s) => $g($k) . chr(48 + $s);     // a shard's
-// per node, four raw subscribers: A and B on shard 5/7 (B on 5/9 too), C on 28/3,
-// D on group 20 alone; every one on the key's channel (it counts the waiters)
+// per node, four raw subscribers: A and B on shard 5/7 (B on 5/9 too), C on 50/3,
+// D on group 30 alone; every one on the key's channel (it counts the waiters)
 $layout = [
     'A' => [$g(5), $sh(5, 7)],
     'B' => [$g(5), $sh(5, 7), $sh(5, 9)],
-    'C' => [$g(28), $sh(28, 3)],
-    'D' => [$g(20)],
+    'C' => [$g(50), $sh(50, 3)],
+    'D' => [$g(30)],
 ];
 function resp(array $words): string
 {
@@ -94,7 +94,7 @@ pump($conns, function () use (&$conns) {
 echo "subscribed: ", array_sum(array_map(fn($c) => $c['subs'], $conns)), "\n";
 
 $rl = rl_new(['retry_count' => 0]);
-$n = 60;
+$n = 40;
 $released = 0;
 for ($i = 0; $i < $n; $i++) {
     $l = $rl->lock($res, 5000);
@@ -103,7 +103,7 @@ for ($i = 0; $i < $n; $i++) {
 echo "released: $released\n";
 // every release reaches both nodes' subscribers: the expected connections of the expected shard
 $expected = ["$chan\0" . chr(53) . chr(55) => ['A', 'B'], "$chan\0" . chr(53) . chr(57) => ['B'],
-    "$chan\0" . chr(76) . chr(51) => ['C'], "$chan\0" . chr(68) => ['D']];
+    "$chan\0" . chr(98) . chr(51) => ['C'], "$chan\0" . chr(78) => ['D']];
 pump($conns, function () use (&$conns, $n) {
     $ids = [];
     foreach ($conns as $c) foreach ($c['msgs'] as [$ch, $pl]) $ids[$pl] = 1;
@@ -115,14 +115,14 @@ function target(string $id, string $chan): array
 {
     $h = 0;
     for ($i = 0; $i < strlen($id); $i++) $h = ($h * 31 + ord($id[$i])) % 65521;
-    $groups = [5 => [7 => 2, 9 => 1], 20 => [], 28 => [3 => 1]];
-    $gsubs = [5 => 2, 20 => 1, 28 => 1];
-    for ($k = 0; $k < 32; $k++) {
-        $j = ($h + $k) % 32;
+    $groups = [5 => [7 => 2, 9 => 1], 30 => [], 50 => [3 => 1]];
+    $gsubs = [5 => 2, 30 => 1, 50 => 1];
+    for ($k = 0; $k < 64; $k++) {
+        $j = ($h + $k) % 64;
         if (!isset($groups[$j])) continue;
-        $h2 = intdiv($h, 32);
-        for ($q = 0; $q < 32; $q++) {
-            $jj = ($h2 + $q) % 32;
+        $h2 = intdiv($h, 64);
+        for ($q = 0; $q < 64; $q++) {
+            $jj = ($h2 + $q) % 64;
             if (isset($groups[$j][$jj])) return ["$chan\0" . chr(48 + $j) . chr(48 + $jj), $groups[$j][$jj]];
         }
         return ["$chan\0" . chr(48 + $j), $gsubs[$j]]; // no shard subscribed: the group itself
@@ -153,15 +153,14 @@ foreach ($got as $id => $at) {
 }
 echo "releases told: ", count($got), "\n";
 echo "every one to its one shard, on both nodes, with that shard's count: ", $bad ? "no\n  " . implode("\n  ", array_slice($bad, 0, 8)) : 'yes', "\n";
-// (of the 32 start positions 15 lead to group 20, 9 to 5, 8 to 28: in 60 releases each path
-// is missed with a chance under 1e-7)
+// (group 30: 25 of 64 start positions lead to it, the others to 5 or 50: both paths in 40 releases)
 echo "shards told: ", $kinds['shard'] > 0 ? 'yes' : 'no', ", a group alone told: ", $kinds['group'] > 0 ? 'yes' : 'no', "\n";
 foreach ($conns as $c) fclose($c['s']);
 rl_del($res);
 ?>
 --EXPECT--
 subscribed: 24
-released: 60
-releases told: 60
+released: 40
+releases told: 40
 every one to its one shard, on both nodes, with that shard's count: yes
 shards told: yes, a group alone told: yes
