@@ -11,6 +11,9 @@ $dir = $argv[1] ?? '.';
 $meta = json_decode((string)@file_get_contents("$dir/meta.json"), true) ?: [];
 $unc = json_decode((string)@file_get_contents("$dir/unc.json"), true);
 $uncUs = (int)($unc['uncontended_us'] ?? 0);
+// the Redis servers' CPU per uncontended cycle (rcpu_unc.txt: seconds over the unc run)
+$uncRcpu = @file_get_contents("$dir/rcpu_unc.txt");
+$uncSrvUs = $uncRcpu !== false && ($unc['n'] ?? 0) > 0 ? (int)round((float)$uncRcpu * 1e6 / $unc['n']) : null;
 
 function pct(array $v, float $p): float
 {
@@ -62,6 +65,7 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
     $n = count($ev);
     $overlaps = $cross = $pairs = 0;
     $handoff = [];
+    $idle = [];
     $holds = [];
     for ($i = 0; $i < $n; $i++) {
         $holds[] = $ev[$i]['rel0'] - $ev[$i]['acq'];
@@ -79,6 +83,8 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
             // a handoff: the next one was already waiting when release() returned
             if ($b['req'] < $a['rel1']) {
                 $handoff[] = max(0, $b['acq'] - $a['rel1']);
+                // the lock free, from the holder calling release() to the next lock() returning
+                $idle[] = max(0, $b['acq'] - $a['rel0']);
             }
         }
     }
@@ -90,6 +96,7 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
         'hold_us_p50' => $hold, 'uncontended_us' => $uncUs,
         'handoff_us_p50' => pct($handoff, 0.5), 'handoff_us_p99' => pct($handoff, 0.99),
         'handoffs' => count($handoff),
+        'idle_us_mean' => $idle ? round(array_sum($idle) / count($idle)) : 0,
         'cross_share' => $pairs ? round($cross / $pairs, 3) : 0.0,
         'fairness' => $per && max($per) > 0 ? round(min($per) / max($per), 3) : 0.0,
         // the extension's stats(): attempts and wake-ups per acquisition
@@ -101,6 +108,7 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
     $rcpu = @file_get_contents("$dir/rcpu_{$sc}_{$impl}.txt");
     $r['client_cpu_ms'] = round($cpu, 1);
     $r['redis_cpu_ms'] = $rcpu !== false ? round((float)$rcpu * 1000, 1) : null;
+    $r['redis_cpu_us_per_acq'] = $rcpu !== false && $n ? round((float)$rcpu * 1e6 / $n) : null;
     $cmds = @file_get_contents("$dir/cmds_{$sc}_{$impl}.txt");
     if ($cmds !== false && $n > 1) {
         $r['redis_cmds'] = (int)$cmds;
@@ -134,7 +142,7 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
     return $r;
 }
 
-$out = ['uncontended_us' => $uncUs, 'meta' => $meta, 'burst' => [], 'steady' => []];
+$out = ['uncontended_us' => $uncUs, 'uncontended_redis_cpu_us' => $uncSrvUs, 'meta' => $meta, 'burst' => [], 'steady' => []];
 $impls = $meta['impls'] ?? ['ext', 'ext_fair', 'ext_poll', 'symfony', 'laravel'];
 foreach (['burst', 'steady'] as $sc) {
     foreach ($impls as $impl) {
@@ -148,11 +156,15 @@ file_put_contents("$dir/contended.json", json_encode($out, JSON_PRETTY_PRINT) . 
 
 $label = ['ext' => 'ext (wake on release)', 'ext_fair' => 'ext fair (fair => true)', 'ext_poll' => 'ext polling (wake_on_release off)',
     'symfony' => 'symfony/lock acquire(true)', 'laravel' => 'Laravel-style 250 ms poll'];
-printf("uncontended lock+release (ext, median): %d us\n", $uncUs);
+printf("uncontended lock+release (ext, median): %d us%s\n", $uncUs,
+    $uncSrvUs !== null ? sprintf("; the servers' CPU per cycle: %d us", $uncSrvUs) : '');
 // cli cpu / srv cpu: CPU ms of the processes' measured part and of the Redis servers;
 // floor x: their sum over the machine's cores, as a multiple of the ideal -- no
 // protocol serves the burst faster than that on this machine; steady "cpu max": the
-// rate that CPU per acquisition allows on these cores, as a share of the ideal
+// rate that CPU per acquisition allows on these cores, as a share of the ideal;
+// idle us: mean time the lock is free in a handoff (release() called -> the next
+// lock() returns; the ideal's is one uncontended lock+release); srv us: the servers'
+// CPU per acquisition (against the uncontended cycle's above)
 if ($out['burst']) {
     $p = $meta['burst_procs'] ?? 50;
     printf("\nBurst: %d processes, each lock(wait) once, hold %d us, release, exit\n", $p, $meta['hold_us'] ?? 1000);
@@ -172,17 +184,18 @@ if ($out['burst']) {
 if ($out['steady']) {
     printf("\nSteady: %d processes loop lock(wait) / hold %d us / release / %d us elsewhere, %.1f s\n",
         $meta['steady_procs'] ?? 8, $meta['hold_us'] ?? 1000, $meta['think_us'] ?? 5000, $meta['steady_seconds'] ?? 0);
-    printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s %7s %7s %7s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
-        'cross', 'fair', 'tmout', 'overl', 'cmd/acq', 'cpu max', 'att/acq', 'wk/acq');
+    printf("%-36s %8s %8s %6s %9s %9s %6s %6s %6s %6s %8s %7s %7s %7s %7s %7s\n", 'impl', 'acq/s', 'ideal/s', 'ratio', 'hoff p50', 'hoff p99',
+        'cross', 'fair', 'tmout', 'overl', 'cmd/acq', 'cpu max', 'att/acq', 'wk/acq', 'idle us', 'srv us');
     foreach ($out['steady'] as $impl => $r) {
         if (!empty($r['skipped'])) {
             printf("%-36s skipped (not installed)\n", $label[$impl] ?? $impl);
             continue;
         }
-        printf("%-36s %8.1f %8.1f %6.3f %7.2fms %7.2fms %6.2f %6.2f %6d %6d %8s %7.2f %7s %7s\n", $label[$impl] ?? $impl,
+        printf("%-36s %8.1f %8.1f %6.3f %7.2fms %7.2fms %6.2f %6.2f %6d %6d %8s %7.2f %7s %7s %7d %7s\n", $label[$impl] ?? $impl,
             $r['acq_per_s'] ?? 0, $r['ideal_per_s'] ?? 0, $r['of_ideal'] ?? 0, $r['handoff_us_p50'] / 1000,
             $r['handoff_us_p99'] / 1000, $r['cross_share'], $r['fairness'], $r['timeouts'], $r['overlaps'],
-            $r['cmds_per_handoff'] ?? '-', $r['cpu_ceiling_of_ideal'] ?? 0, $r['attempts_per_acq'] ?? '-', $r['wakeups_per_acq'] ?? '-');
+            $r['cmds_per_handoff'] ?? '-', $r['cpu_ceiling_of_ideal'] ?? 0, $r['attempts_per_acq'] ?? '-', $r['wakeups_per_acq'] ?? '-',
+            $r['idle_us_mean'], $r['redis_cpu_us_per_acq'] ?? '-');
     }
 }
 foreach ($meta['notes'] ?? [] as $note) {
