@@ -294,6 +294,19 @@ static void rlc_wipe(void *p, size_t n)
 #endif
 }
 
+/* A copy of bytes that hold the password: memcpy() moves them through the
+ * SIMD registers, and what those registers still hold is later stored on
+ * the stack where no wipe reaches (the dynamic linker's lazy binding saves
+ * them with xsavec at a first call through the PLT, a signal frame saves
+ * them too): byte by byte through volatile pointers, never vectorised.
+ * Forward: also a memmove to a lower address (rlc_obuf_compact). */
+static void rlc_copy_secret(char *dst, const char *src, size_t n)
+{
+    volatile char *d = dst;
+    const volatile char *s = src;
+    for (size_t i = 0; i < n; i++) d[i] = s[i];
+}
+
 /* AUTH is the first command of a connection (at obuf[0]): once the I/O layer
  * took it, or when the buffer is emptied without writing it, no copy of the
  * password may stay in our memory */
@@ -625,7 +638,10 @@ void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64
 static void rlc_obuf_compact(rl_conn *c)
 {
     if (c->opos == 0) return;
-    memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
+    if (c->secret_end)
+        rlc_copy_secret(c->obuf, c->obuf + c->opos, c->olen - c->opos);
+    else
+        memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
     if (c->hs_pending) c->hs_end -= c->opos;
     if (c->secret_end) {
         /* (AUTH partly written): what moved left no copy behind it */
@@ -646,7 +662,7 @@ static int rlc_obuf_grow(rl_conn *c, size_t cap)
     } else {
         nb = malloc(cap);
         if (nb) {
-            memcpy(nb, c->obuf, c->olen);
+            rlc_copy_secret(nb, c->obuf, c->olen);
             rlc_wipe(c->obuf, c->ocap);
             free(c->obuf);
         }
@@ -713,6 +729,31 @@ int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *
     rl_resp_format(c->obuf + c->olen, c->ocap - c->olen, argc, argv, lens);
     c->olen += need;
     return rlc_appended(c, need, kind, op, tag, now);
+}
+
+/* rlc_append_cmd for AUTH: its words copied by rlc_copy_secret */
+static int rlc_append_secret_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, uint64_t now)
+{
+    size_t max = append_limit(c, RL_OP_OTHER);
+    size_t need = rl_resp_format(NULL, 0, argc, argv, lens);
+    if (max == 0 || rlc_obuf_reserve(c, need, max) != 0) return -1;
+    char *p = c->obuf + c->olen;
+    *p++ = '*';
+    p += rl_put_uint(p, (uint64_t)argc);
+    *p++ = '\r';
+    *p++ = '\n';
+    for (int i = 0; i < argc; i++) {
+        *p++ = '$';
+        p += rl_put_uint(p, lens[i]);
+        *p++ = '\r';
+        *p++ = '\n';
+        rlc_copy_secret(p, argv[i], lens[i]);
+        p += lens[i];
+        *p++ = '\r';
+        *p++ = '\n';
+    }
+    c->olen += need;
+    return rlc_appended(c, need, EXP_AUTH, RL_OP_OTHER, 0, now);
 }
 
 int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, unsigned char op, uint64_t tag,
@@ -846,7 +887,7 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
             lens[1] = lens[2];
             argc = 2;
         }
-        int rc = rlc_append_cmd(c, argc, argv, lens, EXP_AUTH, RL_OP_OTHER, 0, now);
+        int rc = rlc_append_secret_cmd(c, argc, argv, lens, now);
         c->secret_end = c->olen; /* the first command: obuf[0, olen) */
         if (rc) return -1;
     }
