@@ -297,21 +297,33 @@ typedef struct rl_opts {
 } rl_opts;
 
 /* ---- waiting for a release (API.md "Waiting"): injected like the clock ----
- * Waiters subscribe on every node to RL_WAKE_CHANNEL . key (it counts them)
- * and to one of RL_WAKE_SHARDS shard channels, RL_WAKE_CHANNEL . key . "\0" . s
- * (s the byte '0' + the shard's number, picked at random per wait). A successful release, on
- * each node inside the release script, publishes only when someone waits,
- * and then to ONE shard that has subscribers (the same on every node: chosen
- * from the release's random id, rl_cmd.id): "<subscribers of that shard>
- * <id>" (never the token: subscribers must not learn it). So a
- * release costs the server a few writes, not one per waiter and node, and
- * wakes a few waiters, not all. A waiter's own attempts announce a successful
- * SET on its shard with "acquired".
+ * Waiters subscribe on every node to RL_WAKE_CHANNEL . key (it counts them),
+ * to one of RL_WAKE_SHARDS group channels, RL_WAKE_CHANNEL . key . "\0" . g,
+ * and to one of that group's RL_WAKE_SUBS shard channels, the group's name .
+ * s (g, s the bytes '0' + the group's and the shard's number: the shard,
+ * 0 .. RL_WAKE_SHARDS * RL_WAKE_SUBS - 1, picked at random per wait; a
+ * group only counts its shards' waiters). A successful release, on each
+ * node inside the release script, publishes only when someone waits, and
+ * then to ONE shard that has subscribers (the same on every node: chosen
+ * from the release's random id, rl_cmd.id; its group first, then the shard
+ * in it): "<subscribers of that shard> <id>" (never the token: subscribers
+ * must not learn it). So a release costs the server a few writes, not one
+ * per waiter and node, and wakes about 1 + (n - 1) / 1024 of n waiters.
+ * A waiter's own attempts announce a successful SET on its shard with
+ * "acquired" (ARGV[3]: the shard's two bytes after the "\0").
  * A fair waiter (rl_opts.fair) listens on its own channel instead of a shard,
  * RL_WAKE_CHANNEL . key . "\0q" . its queue id (RL_FAIR_ID_LEN hex), and a
  * release where fair waiters queue tells only the first of them that listens. */
 #define RL_WAKE_CHANNEL "redlock:released:"
-#define RL_WAKE_SHARDS 64
+#define RL_WAKE_SHARDS 32 /* groups */
+#define RL_WAKE_SUBS 32   /* shards per group */
+/* shard (0 .. RL_WAKE_SHARDS * RL_WAKE_SUBS - 1) -> its name after the "\0": two bytes and a NUL */
+static inline void rl_wake_shard_name(int shard, char out[3])
+{
+    out[0] = (char)('0' + (shard / RL_WAKE_SUBS) % RL_WAKE_SHARDS);
+    out[1] = (char)('0' + shard % RL_WAKE_SUBS);
+    out[2] = '\0';
+}
 #define RL_FAIR_ID_LEN 16
 enum rl_wake_kind {
     RL_WAKE_TIMER = 0, /* until_us came: expiry, a lost message, a node down */
@@ -525,11 +537,13 @@ rl_conn *rl_conn_new_subscriber(const rl_node_conf *conf);
 
 typedef struct rl_subs {
     rl_net net; /* the subscriber connections, one per node of the call */
-    /* the key's channel, then "\0" and the shard (or "q" and the fair id) */
+    /* the key's channel, then "\0" and the shard's two bytes (the first: its
+     * group; or "q" and the fair id) */
     char chan[sizeof(RL_WAKE_CHANNEL) + RL_MAX_KEY + 2 + RL_FAIR_ID_LEN];
     size_t chanlen;  /* of the key's channel */
-    size_t shardlen; /* of what follows it: 2, or 2 + RL_FAIR_ID_LEN */
-    uint64_t chan_hash, shard_hash;
+    size_t shardlen; /* of what follows it: 3, or 2 + RL_FAIR_ID_LEN */
+    int grouped;     /* a shard's: its group channel (chan, chanlen + 2) too */
+    uint64_t chan_hash, group_hash, shard_hash;
     uint64_t last_release;    /* id of the release last reported (one per release, not per node) */
     uint64_t last_seen;       /* nodes that announced the release last reported */
     uint64_t counting;        /* id of the release whose messages are being counted (0: none) */
@@ -541,13 +555,14 @@ typedef struct rl_subs {
     int on;                              /* subscribed (between subscribe and unsubscribe) */
     unsigned char pending[RL_MAX_NODES]; /* channels of SUBSCRIBE written, not confirmed yet */
     unsigned char wanted[RL_MAX_NODES];  /* subscribed or to be (re)subscribed on this node */
-    /* a key list (RL_KEY_LIST): every key's channel and shard channel
-     * (list_hash[2k], [2k + 1]); list: the caller's key, alive while it waits */
+    /* a key list (RL_KEY_LIST): every key's channel, group channel and shard
+     * channel (list_hash[3k], [3k + 1], [3k + 2]); list: the caller's key,
+     * alive while it waits */
     int nlist;
     const char *list;
     size_t listlen;
-    char shard;
-    uint64_t list_hash[2 * RL_MAX_LIST];
+    char shard[3];
+    uint64_t list_hash[3 * RL_MAX_LIST];
 } rl_subs;
 /* s over conns[0..n) (subscriber connections); *w gets the waiter to put in an rl_ctx */
 void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_waiter *w);

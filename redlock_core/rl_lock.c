@@ -37,12 +37,22 @@
     "redis.pcall(\"publish\",fc[i],\"1 \" .. id) fw = true break end end end end end "
 /* a release's message "<n> <id>" to ONE shard of key channel c that has
  * subscribers, the same on every node (from h, the release id's hash; rl.h
- * RL_WAKE_SHARDS: shard k is c "\0" string.char(48 + k)) */
-#define RL_LUA_SHARD_TELL(c)                                                                       \
-    "local ch = {} for k = 0, 63 do ch[k + 1] = " c " .. \"\\0\" .. string.char(48 + k) end "      \
-    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "                                     \
-    "if type(m) == \"table\" then for k = 0, 63 do local j = (h + k) % 64 local v = m[2 * j + 2] " \
-    "if v and v > 0 then redis.pcall(\"publish\",ch[j + 1],v .. \" \" .. id) break end end end "
+ * RL_WAKE_SHARDS, RL_WAKE_SUBS): of the 32 groups c "\0" string.char(48 + g)
+ * the first from h with subscribers, then of its 32 shards (the group's
+ * name and string.char(48 + s)) the first from h / 32 with subscribers;
+ * n is that shard's subscribers. A group without a shard subscribed (a
+ * waiter of a build before the two levels, listening on its group alone)
+ * gets the message itself. 32 x 32: as many names and NUMSUB arguments (the
+ * script's cost) as one level of 64 had. */
+#define RL_LUA_SHARD_TELL(c)                                                                                             \
+    "local ch = {} for k = 0, 31 do ch[k + 1] = " c " .. \"\\0\" .. string.char(48 + k) end "                            \
+    "local m = redis.pcall(\"pubsub\",\"numsub\",unpack(ch)) "                                                           \
+    "if type(m) == \"table\" then for k = 0, 31 do local j = (h + k) % 32 local v = m[2 * j + 2] "                       \
+    "if v and v > 0 then local sc = {} for q = 0, 31 do sc[q + 1] = ch[j + 1] .. string.char(48 + q) end "               \
+    "local m2 = redis.pcall(\"pubsub\",\"numsub\",unpack(sc)) local to, n = ch[j + 1], v "                               \
+    "if type(m2) == \"table\" then local h2 = math.floor(h / 32) for q = 0, 31 do "                                      \
+    "local jj = (h2 + q) % 32 local v2 = m2[2 * jj + 2] if v2 and v2 > 0 then to, n = sc[jj + 1], v2 break end end end " \
+    "redis.pcall(\"publish\",to,n .. \" \" .. id) break end end end "
 const char rl_script_release[] =
     "if KEYS[2] then if redis.replicate_commands then redis.replicate_commands() end "
     "if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) "
@@ -60,7 +70,7 @@ const char rl_script_release[] =
                           "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end " RL_LUA_SHARD_TELL(
                               "c") "end end "
                                    "return r else return 0 end";
-const char rl_script_release_sha[] = "88a44f9ffb5e27f816c1b7f8e24d17aefda7dda7";
+const char rl_script_release_sha[] = "bbf03d19d94e4d7ea090520ab26f448dca5c419e";
 /* a fair waiter that gives up, or won (where its entry is left): its queue
  * entry (ARGV[1] its id) goes, and when it was first and the key is free,
  * the next is told (ARGV[2]: an id as a release's) */
@@ -187,7 +197,7 @@ const char rl_script_release_all[] =
     "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp then redis.call(\"del\",sp .. \"T\" .. ARGV[1]) end "
     "local c = \"redlock:released:\" .. (sp or ks[i]) " RL_LUA_TELL(
         "ks[i]", "c") "end end if r == #ks then return 1 end return 0";
-const char rl_script_release_all_sha[] = "90dee6f55c72a0738d0cf88b0b353a68c1cc74cb";
+const char rl_script_release_all_sha[] = "64e601e4017db8bf0160fd12ea104445211662e2";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
 const char rl_script_extend_all[] =
@@ -298,7 +308,7 @@ const char rl_script_shared_confirm[] = RL_LUA_SPLIT_S
     "for _, k in ipairs(ks) do local d = redis.call(\"get\",k .. \"\\0c\") "
     "if d and string.sub(d, 1, #ARGV[1] + 1) == ARGV[1] .. \":\" then redis.call(\"del\",k .. \"\\0c\") end end return 1";
 const char rl_script_acquire_shared_sha[] = "d93dadd2fb8faa53b902a4c02c48cfab7ae4889a";
-const char rl_script_release_shared_sha[] = "344afc2ffd4357feee696f0cec69e32c9c3b1167";
+const char rl_script_release_shared_sha[] = "1a9978b9a6aa01c1c6d426a2ae5ca5430bb3ba34";
 const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df75db";
 const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
 const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62bddd8";
@@ -998,7 +1008,7 @@ typedef struct acq {
     size_t ttllen;
     int nonced;
     char nkey[RL_MAX_KEY + 2], nonce[RL_TOKEN_LEN + 1], noshard[1];
-    char shard[2];
+    char shard[3]; /* our shard's name (rl_wake_shard_name) */
     /* a waiting exclusive lock() of one key: its attempts after the first
      * (wset, or want when announcing) hold new readers back (ARGV[6]: wms);
      * wrem takes it out of the waiting writers when it gives up */
@@ -1109,20 +1119,21 @@ static const rl_waiter *acq_subscribe(acq *a, const rl_ctx *c, const rl_opts *o,
 {
     const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
     if (!w) return NULL;
-    a->shard[0] = (char)('0' + random_below(c, RL_WAKE_SHARDS)); /* (no random drawn without a waiter) */
-    a->shard[1] = '\0';
-    if (w->subscribe(w->ctx, key, keylen, a->shard[0] - '0', a->fair ? a->fid : NULL) != 0) return NULL;
+    /* (no random drawn without a waiter) */
+    int shard = (int)random_below(c, (uint64_t)RL_WAKE_SHARDS * RL_WAKE_SUBS);
+    rl_wake_shard_name(shard, a->shard);
+    if (w->subscribe(w->ctx, key, keylen, shard, a->fair ? a->fid : NULL) != 0) return NULL;
     if (a->nonced) {
         a->ann = a->set;
         a->ann.argv[7] = a->shard; /* ARGV[3] */
-        a->ann.argvlen[7] = 1;
+        a->ann.argvlen[7] = 2;
     } else if (c->rs || rl_key_is_list(key, keylen)) {
         a->ann = a->set;
         a->ann.argv[6] = a->shard; /* ARGV[3] */
-        a->ann.argvlen[6] = 1;
+        a->ann.argvlen[6] = 2;
     } else {
         script_cmd(&a->ann, rl_script_acquire, rl_script_acquire_sha, key, keylen, info->token, a->ttlbuf, a->ttllen);
-        arg(&a->ann, a->shard, 1);
+        arg(&a->ann, a->shard, 2);
         a->ann.op = RL_OP_SET;
         a->ann.tag = a->set.tag;
     }
@@ -1611,7 +1622,8 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
     uint64_t deadline = o->wait_ms > 0 ? first + (uint64_t)o->wait_ms * 1000u : 0;
     /* waiters listen on the slots' channel (their release script publishes there) */
     const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
-    if (w && w->subscribe(w->ctx, sp, splen, (int)random_below(c, RL_WAKE_SHARDS), NULL) != 0) w = NULL;
+    if (w && w->subscribe(w->ctx, sp, splen, (int)random_below(c, (uint64_t)RL_WAKE_SHARDS * RL_WAKE_SUBS), NULL) != 0)
+        w = NULL;
     int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
     permit_tally tally_, *t = &tally_;
     for (int attempt = 0;; attempt++) {

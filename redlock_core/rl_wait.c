@@ -60,11 +60,13 @@ void rl_wait_push_element(rl_push *p, int idx, const char *s, size_t len)
     }
 }
 
-/* a channel of this wait: the key's or its shard's (of each key, for a key list) */
+/* a channel of this wait: the key's, its group's or its shard's (of each
+ * key, for a key list; a group gets a message only from a release of a
+ * version before the shards) */
 static int ours(const rl_subs *s, uint64_t h)
 {
-    if (!s->nlist) return h == s->chan_hash || h == s->shard_hash;
-    for (int k = 0; k < 2 * s->nlist; k++)
+    if (!s->nlist) return h == s->chan_hash || h == s->shard_hash || (s->grouped && h == s->group_hash);
+    for (int k = 0; k < 3 * s->nlist; k++)
         if (s->list_hash[k] == h) return 1;
     return 0;
 }
@@ -131,7 +133,8 @@ static void on_push(void *ud, rl_conn *c)
     }
 }
 
-/* SUBSCRIBE (or UNSUBSCRIBE) the key's channel and our shard's on node i,
+/* SUBSCRIBE (or UNSUBSCRIBE) the key's channel, our group's and our shard's
+ * (a fair waiter: its own channel instead of both) on node i,
  * opening its connection if needed; returns 0 when written or queued, -1
  * with the connection closed (never counted as subscribed: see
  * enough_confirmed) or never opened. */
@@ -139,18 +142,18 @@ static int sub_send_list(rl_subs *s, int i, int on, uint64_t now);
 static int sub_send(rl_subs *s, int i, int on, uint64_t now)
 {
     if (s->nlist) return sub_send_list(s, i, on, now);
-    const char *argv[3] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan};
-    size_t lens[3] = {on ? 9u : 11u, s->chanlen, s->chanlen + s->shardlen};
-    return rlc_sub_send(s->net.conns[i], on, 3, argv, lens, now, on_push, rl_wait_push_element, s);
+    const char *argv[4] = {on ? "SUBSCRIBE" : "UNSUBSCRIBE", s->chan, s->chan, s->chan};
+    size_t lens[4] = {on ? 9u : 11u, s->chanlen, s->chanlen + s->shardlen, s->chanlen + 2};
+    return rlc_sub_send(s->net.conns[i], on, s->grouped ? 4 : 3, argv, lens, now, on_push, rl_wait_push_element, s);
 }
 
-/* a key list's: both channels of every key in one command (its words made
- * here, copied into the connection's output buffer by rlc_sub_send) */
+/* a key list's: the three channels of every key in one command (its words
+ * made here, copied into the connection's output buffer by rlc_sub_send) */
 static int sub_send_list(rl_subs *s, int i, int on, uint64_t now)
 {
-    size_t pl = sizeof(RL_WAKE_CHANNEL) - 1, cap = 2 * (size_t)s->nlist * (pl + 2) + 2 * s->listlen;
-    const char *argv[1 + 2 * RL_MAX_LIST];
-    size_t lens[1 + 2 * RL_MAX_LIST];
+    size_t pl = sizeof(RL_WAKE_CHANNEL) - 1, cap = (size_t)s->nlist * (pl + 3) + s->listlen;
+    const char *argv[1 + 3 * RL_MAX_LIST];
+    size_t lens[1 + 3 * RL_MAX_LIST];
     char *buf = malloc(cap), *o = buf;
     if (!buf) return -1;
     argv[0] = on ? "SUBSCRIBE" : "UNSUBSCRIBE";
@@ -161,19 +164,24 @@ static int sub_send_list(rl_subs *s, int i, int on, uint64_t now)
         memcpy(o, RL_WAKE_CHANNEL, pl);
         memcpy(o + pl, k, kl);
         o[pl + kl] = '\0';
-        o[pl + kl + 1] = s->shard;
-        argv[1 + 2 * n] = argv[2 + 2 * n] = o;
-        lens[1 + 2 * n] = pl + kl;
-        lens[2 + 2 * n] = pl + kl + 2;
-        o += pl + kl + 2;
+        o[pl + kl + 1] = s->shard[0];
+        o[pl + kl + 2] = s->shard[1];
+        argv[1 + 3 * n] = argv[2 + 3 * n] = argv[3 + 3 * n] = o;
+        lens[1 + 3 * n] = pl + kl;
+        lens[2 + 3 * n] = pl + kl + 2;
+        lens[3 + 3 * n] = pl + kl + 3;
+        o += pl + kl + 3;
     }
-    int r = rlc_sub_send(s->net.conns[i], on, 1 + 2 * s->nlist, argv, lens, now, on_push, rl_wait_push_element, s);
+    int r = rlc_sub_send(s->net.conns[i], on, 1 + 3 * s->nlist, argv, lens, now, on_push, rl_wait_push_element, s);
     free(buf);
     return r;
 }
 
 /* the confirmations a SUBSCRIBE of this wait expects */
-static unsigned char confirmations(const rl_subs *s) { return (unsigned char)(s->nlist ? 2 * s->nlist : 2); }
+static unsigned char confirmations(const rl_subs *s)
+{
+    return (unsigned char)(s->nlist ? 3 * s->nlist : s->grouped ? 3 : 2);
+}
 
 /* nodes that dropped out (restart, down) are subscribed again once their back-off is over */
 static void resubscribe(rl_subs *s, uint64_t now)
@@ -191,20 +199,21 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard, con
     uint64_t now = s->net.clock->now_us(s->net.clock->ctx);
     size_t pl = sizeof(RL_WAKE_CHANNEL) - 1;
     s->nlist = 0;
+    rl_wake_shard_name(shard < 0 ? 0 : shard, s->shard);
     if (rl_key_is_list(key, keylen)) {
-        /* every key's two channels, hashed as a pushed channel is */
+        /* every key's three channels, hashed as a pushed channel is */
         const char *k;
         size_t pos = 1, kl;
-        char sh = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS)), z2[2] = {'\0', sh};
+        char z3[3] = {'\0', s->shard[0], s->shard[1]};
         while (s->nlist < RL_MAX_LIST && rl_list_next(key, keylen, &pos, &k, &kl)) {
             uint64_t h = rl_hash(rl_hash(RL_HASH_INIT, RL_WAKE_CHANNEL, pl), k, kl);
-            s->list_hash[2 * s->nlist] = h;
-            s->list_hash[2 * s->nlist + 1] = rl_hash(h, z2, 2);
+            s->list_hash[3 * s->nlist] = h;
+            s->list_hash[3 * s->nlist + 1] = rl_hash(h, z3, 2);
+            s->list_hash[3 * s->nlist + 2] = rl_hash(h, z3, 3);
             s->nlist++;
         }
         s->list = key;
         s->listlen = keylen;
-        s->shard = sh;
         keylen = 0; /* (chan: unused) */
     }
     if (keylen > RL_MAX_KEY) return -1;
@@ -212,15 +221,19 @@ static int w_subscribe(void *ctx, const char *key, size_t keylen, int shard, con
     memcpy(s->chan + pl, key, keylen);
     s->chanlen = pl + keylen;
     s->chan[s->chanlen] = '\0'; /* no resource has a NUL: no key's channel is a shard's */
-    s->chan[s->chanlen + 1] = (char)('0' + (shard < 0 ? 0 : shard % RL_WAKE_SHARDS));
-    s->shardlen = 2;
+    s->chan[s->chanlen + 1] = s->shard[0];
+    s->chan[s->chanlen + 2] = s->shard[1];
+    s->shardlen = 3;
+    s->grouped = 1;
     if (fid && !s->nlist) {
         /* a fair waiter's own channel (rl_script_release wakes the queue's first) */
         s->chan[s->chanlen + 1] = 'q';
         memcpy(s->chan + s->chanlen + 2, fid, RL_FAIR_ID_LEN);
         s->shardlen = 2 + RL_FAIR_ID_LEN;
+        s->grouped = 0;
     }
     s->chan_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen);
+    s->group_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen + 2);
     s->shard_hash = rl_hash(RL_HASH_INIT, s->chan, s->chanlen + s->shardlen);
     s->ev.kind = RL_WAKE_TIMER;
     s->last_release = 0;

@@ -25,7 +25,7 @@ typedef struct fake_waiter {
     int subscribes, readies, waits, latests, unsubscribes;
     int subscribed; /* between subscribe and unsubscribe */
     int fail_subscribe;
-    int fair; /* subscribed with a fair id */
+    int fair;               /* subscribed with a fair id */
     int calls_at_subscribe; /* fan-outs done before subscribe() */
     int shard;
     char key[64];
@@ -272,10 +272,12 @@ static void test_herd_hold_back_stands_down(void)
     /* with others holding back in its shard, the winning attempt announces itself there */
     REQUIRE(F.ncalls >= 1);
     CHECK_EQ(F.calls[F.ncalls - 1].kind, 'A');
-    CHECK(FW.shard >= 0 && FW.shard < RL_WAKE_SHARDS);
+    CHECK(FW.shard >= 0 && FW.shard < RL_WAKE_SHARDS * RL_WAKE_SUBS);
     CHECK_EQ(F.calls[F.ncalls - 1].argc, 10);
-    CHECK_EQ(F.calls[F.ncalls - 1].argv[6][0], '0' + FW.shard);
-    CHECK(F.clock.nsleeps >= 2); /* the hold-backs are sleeps */
+    char name[3];
+    rl_wake_shard_name(FW.shard, name);
+    CHECK_STR(F.calls[F.ncalls - 1].argv[6], name); /* its group's byte, then its shard's */
+    CHECK(F.clock.nsleeps >= 2);                    /* the hold-backs are sleeps */
     /* the hold-back spans (waiters - 1) slots of a round trip, at least RL_SLOT_MIN_US each */
     CHECK(F.clock.sleep_us[0] > 0 && F.clock.sleep_us[0] < 2 * 2000);
 }
@@ -414,13 +416,23 @@ static void test_scripts_publish_on_the_channel(void)
 {
     CHECK(strstr(rl_script_release, "\"" RL_WAKE_CHANNEL "\"") != NULL);
     CHECK(strstr(rl_script_release, "pcall(\"publish\"") != NULL);
-    /* RL_WAKE_SHARDS shards, named as rl_wait.c subscribes ('0' + shard), in every release script */
-    CHECK_EQ(RL_WAKE_SHARDS, 64);
+    /* RL_WAKE_SHARDS groups of RL_WAKE_SUBS shards, named as rl_wait.c
+     * subscribes (rl_wake_shard_name), in every release script */
+    CHECK_EQ(RL_WAKE_SHARDS, 32);
+    CHECK_EQ(RL_WAKE_SUBS, 32);
+    char name[3];
+    rl_wake_shard_name(0, name);
+    CHECK_STR(name, "00");
+    rl_wake_shard_name(32 * 5 + 7, name);
+    CHECK_STR(name, "57");
+    rl_wake_shard_name(RL_WAKE_SHARDS * RL_WAKE_SUBS - 1, name);
+    CHECK_STR(name, "OO");
     const char *rels[] = {rl_script_release, rl_script_release_all, rl_script_release_shared};
     for (int i = 0; i < 3; i++) {
-        CHECK(strstr(rels[i], "for k = 0, 63 do ch[k + 1] = ") != NULL);
+        CHECK(strstr(rels[i], "for k = 0, 31 do ch[k + 1] = ") != NULL);
         CHECK(strstr(rels[i], "string.char(48 + k)") != NULL);
-        CHECK(strstr(rels[i], "% 64") != NULL);
+        CHECK(strstr(rels[i], "for q = 0, 31 do sc[q + 1] = ch[j + 1] .. string.char(48 + q)") != NULL);
+        CHECK(strstr(rels[i], "% 32") != NULL);
         CHECK(strstr(rels[i], "\\0q") != NULL); /* and the first fair waiter (RL_LUA_FAIR_WAKE) */
     }
     CHECK(strstr(rl_script_acquire, "\"" RL_WAKE_CHANNEL "\"") != NULL);
