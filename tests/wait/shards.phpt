@@ -104,12 +104,19 @@ echo "released: $released\n";
 // every release reaches both nodes' subscribers: the expected connections of the expected shard
 $expected = ["$chan\0" . chr(53) . chr(55) => ['A', 'B'], "$chan\0" . chr(53) . chr(57) => ['B'],
     "$chan\0" . chr(76) . chr(51) => ['C'], "$chan\0" . chr(68) => ['D']];
-pump($conns, function () use (&$conns, $n) {
-    $ids = [];
-    foreach ($conns as $c) foreach ($c['msgs'] as [$ch, $pl]) $ids[$pl] = 1;
-    return count($ids) >= $n; // (then the other connections' copies: read below)
-}, rl_slack(3000));
-pump($conns, fn() => false, 200); // the copies still on their way, and anything unexpected
+// read until every release reached every connection it should (a slow build's copies come
+// late: a fixed wait missed some), then a little longer for anything unexpected
+pump($conns, function () use (&$conns, $n, $chan, $expected) {
+    $at = [];
+    foreach ($conns as $k => $c) foreach ($c['msgs'] as [$ch, $pl]) $at[$pl][$k] = 1;
+    if (count($at) < $n) return false;
+    foreach ($at as $pl => $ks) {
+        [$want] = target(substr($pl, -16), $chan);
+        if (count($ks) < 2 * count($expected[$want] ?? [])) return false;
+    }
+    return true;
+}, rl_slack(5000));
+pump($conns, fn() => false, rl_slack(200));
 /** where the release script must send a release of id $id, and what count */
 function target(string $id, string $chan): array
 {
