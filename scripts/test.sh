@@ -12,6 +12,7 @@ export NO_INTERACTION=1 REPORT_EXIT_STATUS=1
 unset TEST_PHP_EXECUTABLE # the suites choose theirs (php, or scripts/asan-php.sh)
 passed=0 failed=0 skipped=0
 failures=()
+fail_names=""
 
 log_dir=$(mktemp -d /tmp/redlock-test.XXXXXX)
 export REDLOCK_NODES_DIR="$log_dir/nodes"
@@ -39,7 +40,8 @@ count() { # suite passed failed skipped [skips expected]
     f=$((f + 1)) why="$4 skipped, ${5:-0} expected (CI=true: nothing else may skip)"
   fi
   passed=$((passed + $2)); failed=$((failed + f)); skipped=$((skipped + $4))
-  if [ -n "$why" ]; then failures+=("$1: $why"); elif [ "$f" -gt 0 ]; then failures+=("$1: $f failed"); fi
+  if [ -n "$why" ]; then failures+=("$1: $why"); elif [ "$f" -gt 0 ]; then failures+=("$1: $f failed${fail_names:+ ($fail_names)}"); fi
+  fail_names=""
   printf -- '---- %s: %d passed, %d failed, %d skipped%s\n' "$1" "$2" "$f" "$4" "${why:+ ($why)}"
 }
 # a whole step that either works or not (build, packaging, a script)
@@ -61,6 +63,9 @@ phpt_count() { # suite logfile rc [skips expected]
   if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi          # runner failed without saying why
   # (each result line follows the progress line's \r, in colour)
   tr '\r' '\n' <"$2" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(FAIL|LEAK|BORK|WARN)' | head -n 40 || true
+  # the failed tests' files, for the closing "failed:" lines (the end of a CI log is what is kept)
+  fail_names=$(tr '\r' '\n' <"$2" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(FAIL|LEAK|BORK|WARN)' |
+    grep -oE '\[tests/[^]]*\.phpt\]' | tr -d '[]' | sort -u | head -n 8 | paste -sd' ' -)
   phpt_attempts "$2" "${REDLOCK_PHPT_OUTDIR:-}"   # what each failed attempt printed
   [ "$s" -gt "${4:-0}" ] && { tr '\r' '\n' <"$2" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^SKIP' | head -n 20; }
   count "$1" "$p" "$f" "$s" "${4:-0}"
