@@ -16,7 +16,8 @@
  * releases. The message carries that id, never the token: a subscriber must
  * not learn a token (a framework's is derived from its owner), and a waiter
  * tells two releases by the same owner apart.
- * With a second key (KEYS[2], ARGV[3]: the attempt's key and nonce, see
+ * ARGV[4], a fair attempt's cleanup only: the waiter's queue id (see
+ * RL_LUA_FAIR_WAKE). With a second key (KEYS[2], ARGV[3]: the attempt's key and nonce, see
  * rl_acquire) it is the cleanup of one failed attempt with a caller-chosen
  * token: it deletes only what that attempt set, and where that attempt
  * promoted our read lock (key "\0o" holds the nonce and the read lock's
@@ -27,14 +28,20 @@
 /* Fair waiting (API.md "Fair waiting"): where fair waiters queue on key k (ZSET
  * k "\0q", see rl_script_acquire), a release tells only the first of them
  * that listens (one of the queue's first four: one that died listens no
- * more), on its own channel c "\0q" id, "1 <release id>"; fw: told one */
-#define RL_LUA_FAIR_WAKE(k, c)                                                                \
+ * more), on its own channel c "\0q" id, "1 <release id>"; fw: told one.
+ * self: the releasing waiter's own queue id (a fair attempt's cleanup) or
+ * nil: when it is that first one, nobody is told (fw all the same): only
+ * the queue's first can take the key, and a waiter woken by the cleanup of
+ * its own attempt, won on a minority, would try again at once and lose
+ * again while the holder's majority lasts (a loop of wake-ups, measured:
+ * 7 in a row in tests/fair/fifo.phpt) */
+#define RL_LUA_FAIR_WAKE(k, c, self)                                                          \
     "local fw = false if redis.call(\"exists\"," k " .. \"\\0q\") == 1 then "                 \
     "local hs = redis.call(\"zrange\"," k " .. \"\\0q\",0,3) local fc = {} "                  \
     "for i = 1, #hs do fc[i] = " c " .. \"\\0q\" .. hs[i] end if #fc > 0 then "               \
     "local fm = redis.pcall(\"pubsub\",\"numsub\",unpack(fc)) if type(fm) == \"table\" then " \
-    "for i = 1, #hs do local v = fm[2 * i] if v and v > 0 then "                              \
-    "redis.pcall(\"publish\",fc[i],\"1 \" .. id) fw = true break end end end end end "
+    "for i = 1, #hs do local v = fm[2 * i] if v and v > 0 then if hs[i] ~= " self " then "     \
+    "redis.pcall(\"publish\",fc[i],\"1 \" .. id) end fw = true break end end end end end "
 /* a release's message "<n> <id>" to ONE shard of key channel c that has
  * subscribers, the same on every node (from h, the release id's hash; rl.h
  * RL_WAKE_SHARDS, RL_WAKE_SUBS): of the 32 groups c "\0" string.char(48 + g)
@@ -65,12 +72,12 @@ const char rl_script_release[] =
     "local c = \"redlock:released:\" .. KEYS[1] local s = redis.pcall(\"pubsub\",\"numsub\",c) "
     "if type(s) == \"table\" and s[2] and s[2] > 0 then local id = ARGV[2] or \"\" "
     /* a fair waiter first, else one shard */
-    RL_LUA_FAIR_WAKE("KEYS[1]",
-                     "c") "if not fw then local h = 0 "
+    RL_LUA_FAIR_WAKE("KEYS[1]", "c",
+                     "ARGV[4]") "if not fw then local h = 0 "
                           "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end " RL_LUA_SHARD_TELL(
                               "c") "end end "
                                    "return r else return 0 end";
-const char rl_script_release_sha[] = "bbf03d19d94e4d7ea090520ab26f448dca5c419e";
+const char rl_script_release_sha[] = "e4cf1ab7fc9849aaf4dc97400c7e28c90b9afca3";
 /* a fair waiter that gives up, or won (where its entry is left): its queue
  * entry (ARGV[1] its id) goes, and when it was first and the key is free,
  * the next is told (ARGV[2]: an id as a release's) */
@@ -78,8 +85,8 @@ const char rl_script_fair_leave[] =
     "local qk = KEYS[1] .. \"\\0q\" local hd = redis.call(\"zrange\",qk,0,0)[1] "
     "redis.call(\"zrem\",qk,ARGV[1]) redis.call(\"zrem\",qk .. \"x\",ARGV[1]) "
     "if hd == ARGV[1] and redis.call(\"exists\",KEYS[1]) == 0 then local id = ARGV[2] "
-    "local c = \"redlock:released:\" .. KEYS[1] " RL_LUA_FAIR_WAKE("KEYS[1]", "c") "end return 1";
-const char rl_script_fair_leave_sha[] = "870a7841a8a5f327052fa13c0089803e9c6128cd";
+    "local c = \"redlock:released:\" .. KEYS[1] " RL_LUA_FAIR_WAKE("KEYS[1]", "c", "nil") "end return 1";
+const char rl_script_fair_leave_sha[] = "d416f74edf9ab8b9b19f19cf7d145e96d4003667";
 /* An attempt done by script: SET NX PX, and when it set the key,
  * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
  *   holding back stand down (a waiter's attempt);
@@ -187,7 +194,7 @@ const char rl_script_acquire_all_sha[] = "3b369d3d5cc43b58311daca1d777f73f955240
  * rl_script_release: its first fair waiter, else one shard; h, id given) */
 #define RL_LUA_TELL(k, c)                                                                                             \
     "local s = redis.pcall(\"pubsub\",\"numsub\"," c ") "                                                             \
-    "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(k, c) "if not fw then " RL_LUA_SHARD_TELL( \
+    "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(k, c, "nil") "if not fw then " RL_LUA_SHARD_TELL( \
         c) "end end "
 const char rl_script_release_all[] =
     "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end " RL_LUA_SPLIT
@@ -197,7 +204,7 @@ const char rl_script_release_all[] =
     "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp then redis.call(\"del\",sp .. \"T\" .. ARGV[1]) end "
     "local c = \"redlock:released:\" .. (sp or ks[i]) " RL_LUA_TELL(
         "ks[i]", "c") "end end if r == #ks then return 1 end return 0";
-const char rl_script_release_all_sha[] = "64e601e4017db8bf0160fd12ea104445211662e2";
+const char rl_script_release_all_sha[] = "f745c6c78ffce5961f69c6c7b00df46dc04aca1e";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
 const char rl_script_extend_all[] =
@@ -308,7 +315,7 @@ const char rl_script_shared_confirm[] = RL_LUA_SPLIT_S
     "for _, k in ipairs(ks) do local d = redis.call(\"get\",k .. \"\\0c\") "
     "if d and string.sub(d, 1, #ARGV[1] + 1) == ARGV[1] .. \":\" then redis.call(\"del\",k .. \"\\0c\") end end return 1";
 const char rl_script_acquire_shared_sha[] = "d93dadd2fb8faa53b902a4c02c48cfab7ae4889a";
-const char rl_script_release_shared_sha[] = "1a9978b9a6aa01c1c6d426a2ae5ca5430bb3ba34";
+const char rl_script_release_shared_sha[] = "9441422c572a6355a90a50b64960d3a97ba3d7c9";
 const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df75db";
 const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
 const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62bddd8";
@@ -1266,7 +1273,9 @@ static int acq_fair(acq *a, const rl_ctx *c, const rl_opts *o, const char *key, 
     return 0;
 }
 
-/* after acq_writer: the fair attempt */
+/* after acq_writer: the fair attempt, and its cleanup's ARGV[4], our queue
+ * id (ARGV[3] "" without a nonce): a release by the queue's first tells
+ * nobody (RL_LUA_FAIR_WAKE) */
 static void acq_fair_cmd(acq *a)
 {
     if (!a->fair) return;
@@ -1274,6 +1283,8 @@ static void acq_fair_cmd(acq *a)
     arg(&a->fset, a->fid, RL_FAIR_ID_LEN);
     arg(&a->fset, a->ticket, 1);
     arg(&a->fset, a->ttlbuf, a->ttllen);
+    if (!a->nonced) arg(&a->rel, a->noshard, 0);
+    arg(&a->rel, a->fid, RL_FAIR_ID_LEN);
 }
 
 /* the end of a queued wait: out of the queue on every node, won or given

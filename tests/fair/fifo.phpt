@@ -44,9 +44,10 @@ for ($round = 0; $round < 3; $round++) {
 echo "missing: $missing\n";
 echo "inversions: $inversions\n";
 // a release wakes the first waiter only (6 releases found a waiter each round): about one
-// wake-up per release, at most two per acquisition (the issue's bound; a waiter whose attempt
-// won on a minority also hears its own cleanup, and an early wake-up, before the slowest
-// node released, can cost one more); without fair a release wakes a whole shard
+// wake-up per release, at most two per acquisition (the issue's bound; an early wake-up,
+// before the slowest node released, can cost one more: messages of two nodes whose release
+// and the winner's leave came in different orders); a waiter's own cleanup never wakes it
+// (minority_no_self_wake.phpt); without fair a release wakes a whole shard
 echo "wake-ups, 18 releases with a waiter: ", $wakeups >= 15 && $wakeups <= 36 ? '15 to 36' : $wakeups, "\n";
 echo "queue entries left: $left\n";
 ?>
