@@ -128,7 +128,7 @@ IFS=, read -r -a IMPL_LIST <<<"$IMPLS"
 if [ $SCENARIOS = 1 ]; then
     echo "contended: uncontended baseline" >&2
     c0=$(cmds_total "$FIVE")
-    worker_run ext "$W/unc.json" --nodes="$FIVE" --resource="bench:u:$$" --uncontended=300 || CRASH=1
+    worker_run ext "$W/unc.json" --nodes="$FIVE" --resource="bench:u:$$" --uncontended=300 --hold-us="$HOLD" || CRASH=1
     c1=$(cmds_total "$FIVE")
     "$PHP" -r 'printf("%.3f\n", $argv[2] - $argv[1]);' "${c0#* }" "${c1#* }" >"$W/rcpu_unc.txt"
     for impl in "${IMPL_LIST[@]}"; do

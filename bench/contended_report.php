@@ -13,7 +13,10 @@ $unc = json_decode((string)@file_get_contents("$dir/unc.json"), true);
 $uncUs = (int)($unc['uncontended_us'] ?? 0);
 // the Redis servers' CPU per uncontended cycle (rcpu_unc.txt: seconds over the unc run)
 $uncRcpu = @file_get_contents("$dir/rcpu_unc.txt");
-$uncSrvUs = $uncRcpu !== false && ($unc['n'] ?? 0) > 0 ? (int)round((float)$uncRcpu * 1e6 / $unc['n']) : null;
+$uncSrvUs = $uncRcpu !== false && ($unc['n'] ?? 0) > 0
+    ? (int)round((float)$uncRcpu * 1e6 / ($unc['n'] + ($unc['paced_n'] ?? 0))) : null;
+// the same cycle paced as in a handoff (idle for the hold time before lock() and release())
+$pacedUs = (int)($unc['paced_us'] ?? 0);
 
 function pct(array $v, float $p): float
 {
@@ -25,7 +28,7 @@ function pct(array $v, float $p): float
 }
 
 /** Every figure of one scenario run of one implementation. */
-function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs): ?array
+function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs, int $pacedUs = 0): ?array
 {
     $procs = [];
     foreach (glob("$dir/{$sc}_{$impl}_[0-9]*.json") as $f) {
@@ -115,6 +118,7 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
         $r['cmds_per_handoff'] = round((int)$cmds / $n, 1);
     }
     $ideal1 = $hold + $uncUs;   // one critical section + an uncontended lock+release, µs
+    $paced1 = $pacedUs > 0 ? $hold + $pacedUs : 0;   // the same with the paced lock+release
     if ($sc === 'burst' && $n) {
         $start = (float)($meta['burst_start_us'][$impl] ?? min(array_column($ev, 'req')));
         $all = max(array_column($ev, 'rel1')) - $start;
@@ -124,6 +128,7 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
             / max(0.001, count($procs) * $ideal1 / 1000), 2);
         $r += ['all_served_ms' => round($all / 1000, 1), 'ideal_ms' => round(count($procs) * $ideal1 / 1000, 1),
             'x_ideal' => round($all / max(1, count($procs) * $ideal1), 2),
+            'x_paced_ideal' => $paced1 ? round($all / (count($procs) * $paced1), 2) : null,
             'latency_ms_p50' => round(pct($lat, 0.5) / 1000, 1), 'latency_ms_p99' => round(pct($lat, 0.99) / 1000, 1)];
     }
     if ($sc === 'steady' && $n) {
@@ -136,17 +141,18 @@ function analyse(string $dir, string $sc, string $impl, array $meta, int $uncUs)
         $cores = max(1, (int)@shell_exec('nproc 2>/dev/null'));
         $perAcq = ($r['client_cpu_ms'] + ($r['redis_cpu_ms'] ?? 0)) / $n;
         $r['cpu_ceiling_of_ideal'] = round(min(1e6, $cores * 1000 / max(0.001, $perAcq)) / $ideal, 2);
+        $r['of_paced_ideal'] = $paced1 ? round($rate / (1e6 / $paced1), 3) : null;
         $r += ['acq_per_s' => round($rate, 1), 'ideal_per_s' => round($ideal, 1), 'of_ideal' => round($rate / $ideal, 3),
             'seconds' => $secs];
     }
     return $r;
 }
 
-$out = ['uncontended_us' => $uncUs, 'uncontended_redis_cpu_us' => $uncSrvUs, 'meta' => $meta, 'burst' => [], 'steady' => []];
+$out = ['uncontended_us' => $uncUs, 'uncontended_paced_us' => $pacedUs ?: null, 'uncontended_redis_cpu_us' => $uncSrvUs, 'meta' => $meta, 'burst' => [], 'steady' => []];
 $impls = $meta['impls'] ?? ['ext', 'ext_fair', 'ext_poll', 'symfony', 'laravel'];
 foreach (['burst', 'steady'] as $sc) {
     foreach ($impls as $impl) {
-        $r = analyse($dir, $sc, $impl, $meta, $uncUs);
+        $r = analyse($dir, $sc, $impl, $meta, $uncUs, $pacedUs);
         if ($r !== null) {
             $out[$sc][$impl] = $r;
         }
@@ -156,8 +162,18 @@ file_put_contents("$dir/contended.json", json_encode($out, JSON_PRETTY_PRINT) . 
 
 $label = ['ext' => 'ext (wake on release)', 'ext_fair' => 'ext fair (fair => true)', 'ext_poll' => 'ext polling (wake_on_release off)',
     'symfony' => 'symfony/lock acquire(true)', 'laravel' => 'Laravel-style 250 ms poll'];
-printf("uncontended lock+release (ext, median): %d us%s\n", $uncUs,
+printf("uncontended lock+release (ext, median): %d us%s%s\n", $uncUs,
+    $pacedUs ? sprintf("; paced as in a handoff (process and servers idle %d us before each): %d us", $meta['hold_us'] ?? 1000, $pacedUs) : '',
     $uncSrvUs !== null ? sprintf("; the servers' CPU per cycle: %d us", $uncSrvUs) : '');
+// against the paced cycle: what the ideal is when every round trip of a handoff starts
+// from idle, as it does (a waiter asleep in poll(), servers in epoll)
+$pacedLine = function (string $sc, string $key, string $what) use (&$out, $label): void {
+    $parts = [];
+    foreach ($out[$sc] as $impl => $r) {
+        if (isset($r[$key])) $parts[] = ($label[$impl] ?? $impl) . ' ' . $r[$key];
+    }
+    if ($parts) printf("%s against the paced ideal (hold + the paced lock+release): %s\n", $what, implode(', ', $parts));
+};
 // cli cpu / srv cpu: CPU ms of the processes' measured part and of the Redis servers;
 // floor x: their sum over the machine's cores, as a multiple of the ideal -- no
 // protocol serves the burst faster than that on this machine; steady "cpu max": the
@@ -179,7 +195,7 @@ if ($out['burst']) {
             $r['ideal_ms'] ?? 0, $r['x_ideal'] ?? 0, $r['latency_ms_p50'] ?? 0, $r['latency_ms_p99'] ?? 0,
             $r['timeouts'], $r['overlaps'], $r['cmds_per_handoff'] ?? '-', $r['crashed'], $r['client_cpu_ms'],
             $r['redis_cpu_ms'] ?? '-', $r['cpu_floor_x_ideal'], $r['attempts_per_acq'] ?? '-', $r['wakeups_per_acq'] ?? '-');
-    }
+    }    $pacedLine('burst', 'x_paced_ideal', 'x ideal');
 }
 if ($out['steady']) {
     printf("\nSteady: %d processes loop lock(wait) / hold %d us / release / %d us elsewhere, %.1f s\n",
@@ -196,7 +212,7 @@ if ($out['steady']) {
             $r['handoff_us_p99'] / 1000, $r['cross_share'], $r['fairness'], $r['timeouts'], $r['overlaps'],
             $r['cmds_per_handoff'] ?? '-', $r['cpu_ceiling_of_ideal'] ?? 0, $r['attempts_per_acq'] ?? '-', $r['wakeups_per_acq'] ?? '-',
             $r['idle_us_mean'], $r['redis_cpu_us_per_acq'] ?? '-');
-    }
+    }    $pacedLine('steady', 'of_paced_ideal', 'ratio');
 }
 foreach ($meta['notes'] ?? [] as $note) {
     echo "note: $note\n";
