@@ -333,7 +333,21 @@ enum rl_wake_kind {
 typedef struct rl_wake {
     int kind;
     int waiters; /* RL_WAKE_RELEASED: subscribers of our shard when it was released (>= 1) */
+    int cleanup; /* RL_WAKE_RELEASED: the release was a failed attempt's cleanup (RL_ID_CLEANUP) */
 } rl_wake;
+/* A failed attempt's cleanup marks its release id (16 bytes, the rest hex)
+ * in its first byte: RL_ID_CLEANUP, or RL_ID_QUIET for the cleanup of an
+ * attempt that a cleanup woke. Waiters ignore a quiet one: a waiter whose
+ * attempts win the minority of nodes where a holder's key is gone (a SET
+ * that reached a bare quorum, a node restarted empty, a release that came
+ * after the attempt there) loses, and its cleanup frees those nodes again;
+ * if that woke a waiter (itself, or another whose cleanup wakes the next),
+ * the waiters would take turns at once, for as long as the holder holds.
+ * A cleanup still wakes one waiter (after a split vote nobody holds, and
+ * only a cleanup tells), but a chain ends there. Builds before the marks
+ * read both as a plain id. */
+#define RL_ID_CLEANUP 'z'
+#define RL_ID_QUIET 'y'
 
 typedef struct rl_waiter {
     /* start listening for releases of key on shard, or with fid (a fair
@@ -547,6 +561,7 @@ typedef struct rl_subs {
     uint64_t last_release;    /* id of the release last reported (one per release, not per node) */
     uint64_t last_seen;       /* nodes that announced the release last reported */
     uint64_t counting;        /* id of the release whose messages are being counted (0: none) */
+    int counting_cleanup;     /* it is a failed attempt's cleanup (RL_ID_CLEANUP) */
     uint64_t listen_counting; /* counting when the current listen began (rl_wait.c has_event) */
     uint64_t seen;            /* nodes that announced it (bit i: node i) */
     uint64_t seen_first_us;

@@ -77,7 +77,8 @@ typedef struct rl_push {
     uint64_t chan;
     long long number; /* -1: the payload does not start with a digit */
     uint64_t id;
-    char first; /* the payload's first byte */
+    char first;  /* the payload's first byte */
+    char idmark; /* the id's first byte (RL_ID_CLEANUP, RL_ID_QUIET: rl.h), or 0 */
 } rl_push;
 
 /* Decodes element idx of a subscriber connection's top-level array into *p

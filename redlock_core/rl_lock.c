@@ -971,10 +971,13 @@ static uint64_t slot_of(uint64_t slot_us)
 
 /* Between two attempts of a subscribed wait, never past until_us. Returns
  * when the next attempt should go: 1 when a release sent it (a wake-up,
- * rl_lock_info.wakeups), 0 the timer. *waiters: the last count a release gave. */
-static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us, int *waiters)
+ * rl_lock_info.wakeups), 0 the timer. *waiters: the last count a release
+ * gave; *by_cleanup: 1 when that release was a failed attempt's cleanup. */
+static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_us, uint64_t slot_us, int *waiters,
+                            int *by_cleanup)
 {
     rl_wake ev;
+    *by_cleanup = 0;
     uint64_t slot = slot_of(slot_us);
     for (;;) {
         uint64_t now = c->clock->now_us(c->clock->ctx);
@@ -985,11 +988,13 @@ static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_
             c->clock->sleep_us(c->clock->ctx, nap);
             if (w->latest(w->ctx, &ev) != RL_WAKE_RELEASED) continue; /* nothing new, or taken again */
             *waiters = ev.waiters;
+            *by_cleanup = ev.cleanup;
             return 1;
         }
         if (w->wait(w->ctx, until_us, &ev) == RL_WAKE_TIMER) return 0;
         if (ev.kind != RL_WAKE_RELEASED) continue; /* another waiter's SET: keep waiting */
         *waiters = ev.waiters;
+        *by_cleanup = ev.cleanup;
         /* two can go together: one of them gets a majority whatever the order */
         uint64_t hold = ev.waiters > 2 ? random_below(c, slot * (uint64_t)(ev.waiters - 1)) : 0;
         now = c->clock->now_us(c->clock->ctx);
@@ -997,7 +1002,9 @@ static int wait_for_release(const rl_ctx *c, const rl_waiter *w, uint64_t until_
         if (hold == 0) return 1;
         c->clock->sleep_us(c->clock->ctx, hold);
         /* the latest news decides: taken by another waiter, or free */
-        if (w->latest(w->ctx, &ev) != RL_WAKE_ACQUIRED) return 1;
+        int k = w->latest(w->ctx, &ev);
+        if (k == RL_WAKE_RELEASED) *by_cleanup = ev.cleanup;
+        if (k != RL_WAKE_ACQUIRED) return 1;
     }
 }
 
@@ -1228,8 +1235,10 @@ static int acq_won(const rl_ctx *c, const rl_opts *o, rl_lock_info *info, int tt
  * With wait: until the deadline, never sleeping past it, woken by a release;
  * else retry_count more attempts, never sleeping after the last. */
 static int acq_next(const rl_ctx *c, const rl_opts *o, const rl_waiter *w, int attempt, uint64_t deadline,
-                    int *confirmed, uint64_t slot_us, int *waiters, rl_lock_info *info, uint64_t max_pause_us)
+                    int *confirmed, uint64_t slot_us, int *waiters, rl_lock_info *info, uint64_t max_pause_us,
+                    int *by_cleanup)
 {
+    *by_cleanup = 0;
     uint64_t now = c->clock->now_us(c->clock->ctx);
     uint64_t pause = retry_pause_us(c, o);
     if (max_pause_us && pause > max_pause_us) pause = max_pause_us;
@@ -1245,7 +1254,7 @@ static int acq_next(const rl_ctx *c, const rl_opts *o, const rl_waiter *w, int a
         return 0;
     }
     if (w)
-        info->wakeups += wait_for_release(c, w, now + pause, slot_us, waiters);
+        info->wakeups += wait_for_release(c, w, now + pause, slot_us, waiters, by_cleanup);
     else if (pause)
         c->clock->sleep_us(c->clock->ctx, pause);
     return 0;
@@ -1363,7 +1372,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
     acq_fair_cmd(&a);
     /* a fair waiter renews its entry (it lapses ttl_ms after an attempt) */
     uint64_t max_pause = a.fair ? (uint64_t)ttl_ms * 500u : 0;
-    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT, redo = 0;
+    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT, redo = 0, by_cleanup = 0;
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
         if (a.nonced && rl_make_token(c->rnd, a.nonce) != 0) {
@@ -1419,6 +1428,9 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         if (any) {
             rl_result rr[RL_MAX_NODES];
             release_id_draw(&a.rel);
+            /* marked (rl.h RL_ID_CLEANUP): a cleanup wakes one waiter, the
+             * cleanup of an attempt a cleanup woke nobody */
+            a.rel.id[0] = by_cleanup ? RL_ID_QUIET : RL_ID_CLEANUP;
             if (c->tp->fanout(c->tp->ctx, &a.rel, rr, n, NULL, NULL) != 0) {
                 outcome = RL_ERROR;
                 break;
@@ -1433,7 +1445,7 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
             continue;
         }
         if (a.fair && !a.queued) fair_ticket(&a, res, n, q);
-        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, max_pause)) break;
+        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, max_pause, &by_cleanup)) break;
     }
     if (w) w->unsubscribe(w->ctx);
     rl_result rr[RL_MAX_NODES];
@@ -1709,7 +1721,8 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
             outcome = RL_LIMIT;
         }
         if (outcome == RL_SAME_SERVER || outcome == RL_LIMIT) break;
-        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, 0)) break;
+        int by_cleanup; /* (a permit's trim is not marked: rl.h RL_ID_CLEANUP) */
+        if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, 0, &by_cleanup)) break;
     }
     if (w) w->unsubscribe(w->ctx);
     return outcome;

@@ -22,6 +22,7 @@ static void report_release(rl_subs *s)
     s->counting = 0;
     s->ev.kind = RL_WAKE_RELEASED;
     s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
+    s->ev.cleanup = s->counting_cleanup;
 }
 
 /* a release announced by fewer than a quorum of nodes, for long enough */
@@ -57,6 +58,7 @@ void rl_wait_push_element(rl_push *p, int idx, const char *s, size_t len)
             if (p->number < 1000000000) p->number = p->number * 10 + (s[i] - '0');
         const char *sp = memchr(s, ' ', len);
         p->id = sp ? rl_hash(RL_HASH_INIT, sp + 1, len - (size_t)(sp + 1 - s)) : 0;
+        p->idmark = sp && sp + 1 < s + len ? sp[1] : '\0';
     }
 }
 
@@ -90,6 +92,9 @@ static void on_push(void *ud, rl_conn *c)
     }
     if (p->kind != PUSH_MESSAGE || !s->on || !ours(s, p->chan)) return; /* an older wait's, or another shard's */
     if (p->number >= 0) {
+        /* the cleanup of an attempt that a cleanup woke: not news (rl.h
+         * RL_ID_QUIET), and it must not disturb a count under way */
+        if (p->idmark == RL_ID_QUIET) return;
         /* A release reaches us once per node; it is reported once, when a
          * quorum of nodes announced it: then the key is free on a quorum,
          * and a SET sent now does not overtake the holder's release on the
@@ -104,6 +109,7 @@ static void on_push(void *ud, rl_conn *c)
         }
         if (p->id != s->counting) {
             s->counting = p->id;
+            s->counting_cleanup = p->idmark == RL_ID_CLEANUP;
             s->seen = 0;
             s->seen_waiters = 0;
             s->seen_first_us = s->net.clock->now_us(s->net.clock->ctx);
@@ -130,6 +136,7 @@ static void on_push(void *ud, rl_conn *c)
         }
         s->ev.kind = RL_WAKE_ACQUIRED;
         s->ev.waiters = 0;
+        s->ev.cleanup = 0;
     }
 }
 

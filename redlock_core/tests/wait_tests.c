@@ -19,7 +19,7 @@ typedef struct fake_waiter {
     fake *f;
     struct {
         uint64_t at;
-        int kind, waiters;
+        int kind, waiters, cleanup;
     } ev[FW_MAX];
     int nev, next;
     int subscribes, readies, waits, latests, unsubscribes;
@@ -40,6 +40,7 @@ static void fw_add(uint64_t at, int kind, int waiters)
     FW.ev[FW.nev].at = at;
     FW.ev[FW.nev].kind = kind;
     FW.ev[FW.nev].waiters = waiters;
+    FW.ev[FW.nev].cleanup = 0;
     FW.nev++;
 }
 
@@ -72,6 +73,7 @@ static int fw_wait(void *ctx, uint64_t until_us, rl_wake *ev)
         if (w->ev[w->next].at > w->f->clock.now) w->f->clock.now = w->ev[w->next].at;
         ev->kind = w->ev[w->next].kind;
         ev->waiters = w->ev[w->next].waiters;
+        ev->cleanup = w->ev[w->next].cleanup;
         w->next++;
         return ev->kind;
     }
@@ -88,6 +90,7 @@ static int fw_latest(void *ctx, rl_wake *ev)
     while (w->next < w->nev && w->ev[w->next].at <= w->f->clock.now) {
         ev->kind = w->ev[w->next].kind;
         ev->waiters = w->ev[w->next].waiters;
+        ev->cleanup = w->ev[w->next].cleanup;
         w->next++;
     }
     return ev->kind;
@@ -342,6 +345,46 @@ static void test_error_unsubscribes(void)
     CHECK_EQ(FW.unsubscribes, 1);
 }
 
+/* A cleanup's release id is marked (rl.h RL_ID_CLEANUP): RL_ID_QUIET when
+ * the attempt it undoes was sent because a cleanup woke us, RL_ID_CLEANUP
+ * otherwise. SETs: held everywhere twice, then won on node 0 only twice
+ * (after a cleanup's wake-up, then after the timer), then won. */
+static int g_setn;
+static void hook_minority(fake *f, const rl_cmd *cmd, int callno)
+{
+    (void)callno;
+    char k = fake_classify(cmd);
+    if (k != 'S' && k != 'A') return;
+    g_setn++;
+    fake_set_all(f->set, f->n, g_setn <= 2 ? FO_NIL : g_setn <= 4 ? FO_NIL : FO_OK, 0, 0);
+    if (g_setn == 3 || g_setn == 4) f->set[0].kind = FO_OK;
+}
+
+static void test_cleanup_marks(void)
+{
+    rl_lock_info info;
+    setup(3);
+    g_setn = 0;
+    F.hook = hook_minority;
+    uint64_t t0 = F.clock.now;
+    fw_add(t0 + 50000, RL_WAKE_RELEASED, 1);
+    FW.ev[0].cleanup = 1;
+    rl_opts o = wait_opts(5000);
+    CHECK_EQ(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_ACQUIRED);
+    CHECK_EQ(g_setn, 5);
+    char marks[8] = {0};
+    int nrel = 0;
+    for (int i = 0; i < F.ncalls; i++)
+        if (F.calls[i].kind == 'R' && nrel < 7) {
+            CHECK_EQ(F.calls[i].argvlen[5], RL_RELEASE_ID_LEN);
+            marks[nrel++] = F.calls[i].argv[5][0];
+        }
+    /* the first two: their undecided node's (the call stopped at two nils); the third attempt
+     * (woken by a cleanup) and the fourth (the timer's) each took node 0 */
+    CHECK_STR(marks, "zzyz");
+    CHECK_EQ(info.wakeups, 1);
+}
+
 /* ---- the pub/sub arrays of a subscriber connection, parsed without allocation ---- */
 static rl_conn *sub_conn(void)
 {
@@ -374,6 +417,18 @@ static void test_push_message_parsed(void)
     CHECK(c->push.chan == h("redlock:released:ab"));
     CHECK_EQ(c->push.number, 12);
     CHECK(c->push.id == h("tok1"));
+    CHECK_EQ(c->push.idmark, 't');
+    /* a cleanup's id and a quiet one's (rl.h RL_ID_CLEANUP, RL_ID_QUIET), and no id at all */
+    const char *q = "*3\r\n$7\r\nmessage\r\n$1\r\nx\r\n$4\r\n1 z5\r\n"
+                    "*3\r\n$7\r\nmessage\r\n$1\r\nx\r\n$4\r\n1 y5\r\n"
+                    "*3\r\n$7\r\nmessage\r\n$1\r\nx\r\n$2\r\n1 \r\n";
+    rlc_feed(c, q, strlen(q));
+    CHECK_EQ(rlc_next_reply(c), 1);
+    CHECK_EQ(c->push.idmark, RL_ID_CLEANUP);
+    CHECK_EQ(rlc_next_reply(c), 1);
+    CHECK_EQ(c->push.idmark, RL_ID_QUIET);
+    CHECK_EQ(rlc_next_reply(c), 1);
+    CHECK_EQ(c->push.idmark, '\0');
     const char *a = "*3\r\n$7\r\nmessage\r\n$19\r\nredlock:released:ab\r\n$8\r\nacquired\r\n"
                     "*3\r\n$9\r\nsubscribe\r\n$1\r\nx\r\n:1\r\n";
     rlc_feed(c, a, strlen(a));
@@ -451,6 +506,7 @@ static const test_case tests[] = {
     {"wait:many_waiters_nap_and_look", test_many_waiters_nap_and_look},
     {"wait:subscribe_failure_sleeps", test_subscribe_failure_sleeps},
     {"wait:error_unsubscribes", test_error_unsubscribes},
+    {"wait:cleanup_marks", test_cleanup_marks},
     {"wait:push_message_parsed", test_push_message_parsed},
     {"wait:push_odd_shapes", test_push_odd_shapes},
     {"wait:scripts_publish_on_the_channel", test_scripts_publish_on_the_channel},
