@@ -1,5 +1,5 @@
 --TEST--
-Fair waiting: the first in line, whose attempts win only the minority of nodes where the holder's key is gone, is not woken by the cleanup of its own attempts (one wake-up: the holder's release)
+Fair waiting: the first in line, whose attempts win only the minority of nodes where the holder's key is gone, is not woken by the cleanup of its own attempts (at most the holder's release wakes it)
 --EXTENSIONS--
 redlock
 pcntl
@@ -33,9 +33,10 @@ if (fair_reap([$pid], rl_slack(20000)) > 0) echo "waiter killed\n";
 $rows = fair_log($log);
 echo "waiter: ", $rows[0][1] ?? 'no line', "\n";
 $wakeups = (int) ($rows[0][3] ?? -1);
-// the release wakes it once; one more may come from a message of a node whose release ran
-// after the waiter's attempt there. Without the rule: one per attempt's cleanup, hundreds.
-echo "wake-ups: ", $wakeups >= 1 && $wakeups <= 2 ? '1 or 2' : $wakeups, "\n";
+// the release wakes it once (none when its timer's attempt came first, right after the
+// release); one more may come from a message of a node whose release ran after the waiter's
+// attempt there. Without the rule: one per attempt's cleanup, hundreds (216 measured).
+echo "wake-ups: ", $wakeups >= 0 && $wakeups <= 2 ? 'at most 2' : $wakeups, "\n";
 // it did try meanwhile (the case this test is about): at least a few timer attempts
 $attempts = (int) ($rows[0][2] ?? 0);
 echo "attempts while the holder held: ", $attempts >= 5 ? 'several' : $attempts, "\n";
@@ -46,5 +47,5 @@ fair_del($res);
 key gone from node 4: 1
 key gone from node 5: 1
 waiter: got
-wake-ups: 1 or 2
+wake-ups: at most 2
 attempts while the holder held: several
