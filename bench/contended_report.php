@@ -167,7 +167,7 @@ printf("uncontended lock+release (ext, median): %d us%s%s\n", $uncUs,
     $uncSrvUs !== null ? sprintf("; the servers' CPU per cycle: %d us", $uncSrvUs) : '');
 // against the paced cycle: what the ideal is when every round trip of a handoff starts
 // from idle, as it does (a waiter asleep in poll(), servers in epoll)
-$pacedLine = function (string $sc, string $key, string $what) use (&$out, $label): void {
+$pacedLine = function (string $sc, string $key, string $what) use ($out, $label): void {
     $parts = [];
     foreach ($out[$sc] as $impl => $r) {
         if (isset($r[$key])) $parts[] = ($label[$impl] ?? $impl) . ' ' . $r[$key];

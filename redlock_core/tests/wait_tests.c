@@ -356,7 +356,7 @@ static void hook_minority(fake *f, const rl_cmd *cmd, int callno)
     char k = fake_classify(cmd);
     if (k != 'S' && k != 'A') return;
     g_setn++;
-    fake_set_all(f->set, f->n, g_setn <= 2 ? FO_NIL : g_setn <= 4 ? FO_NIL : FO_OK, 0, 0);
+    fake_set_all(f->set, f->n, g_setn <= 4 ? FO_NIL : FO_OK, 0, 0);
     if (g_setn == 3 || g_setn == 4) f->set[0].kind = FO_OK;
 }
 
