@@ -3856,6 +3856,273 @@ static void test_acquire_restart_check_command(void)
     CHECK_STR(F.calls[0].argv[8], "m");
 }
 
+/* ---- semaphores over the fake transport: what a node's permit answer may
+ * be (HACKING.md "Semaphores"): the permit script is a '?' command, answered
+ * from F.other / F.other_str ---- */
+
+/* the bitmap answer naming slots (k of them) for a limit, into buf; its length */
+static size_t permit_bm(char *buf, int limit, const int *slots, int k)
+{
+    size_t nb = (size_t)(limit + 7) / 8;
+    memset(buf, 0, nb);
+    for (int j = 0; j < k; j++) buf[slots[j] / 8] = (char)(buf[slots[j] / 8] | 1 << (slots[j] % 8));
+    return nb;
+}
+
+static void permit_str(int i, const char *s, size_t len)
+{
+    F.other[i] = (fake_out){FO_STR, 0, 0};
+    F.other_str[i] = s;
+    F.other_len[i] = len;
+}
+
+/* was node i sent the trim after the first try (both are '?' in its log) */
+static int trimmed_at(int node) { return F.node_log[node][0] == '?' && F.node_log[node][1] == '?'; }
+
+/* A hostile node's answer overflowed the slot parser (digits into a
+ * signed long with no bound, a range below zero written below the bitmap:
+ * SIGSEGV or a silently corrupted stack). Every such answer is a failed node,
+ * and trimmed (it may hold a slot of ours); restore's find the same. */
+static void test_permit_hostile_answers(void)
+{
+    static const char *bad[] = {"9223372036854775808",
+                                "18446744073709551552-18446744073709551615",
+                                "18446744073709551615",
+                                "99999999999999999999999999999999-3",
+                                "0-9223372036854775807",
+                                "-1",
+                                "-64--1",
+                                "3-1",
+                                "1,,2",
+                                "L99999999999999999999",
+                                "L-5",
+                                "",
+                                "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+                                "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"};
+    char good[128], lng[300];
+    int one = 5;
+    size_t gl = permit_bm(good, 64, &one, 1);
+    memset(lng, '7', sizeof(lng));
+    for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]) + 1; b++) {
+        const char *h = b < sizeof(bad) / sizeof(bad[0]) ? bad[b] : lng;
+        size_t hl = b < sizeof(bad) / sizeof(bad[0]) ? strlen(h) : sizeof(lng);
+        for (int nbad = 2; nbad <= 3; nbad++) {
+            fake_init(&F, 5);
+            for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+            for (int i = 5 - nbad; i < 5; i++) permit_str(i, h, hl);
+            F.order[0] = 3, F.order[1] = 4, F.order[2] = 2, F.order[3] = 1, F.order[4] = 0; /* the bad ones first */
+            rl_lock_info info;
+            rl_call call;
+            char *slots = NULL;
+            size_t sl;
+            int other = 0;
+            int r = rl_acquire_permit(&F.ctx, "s", 1, 64, 1, 10000, &opts0, &info, &slots, &sl, &other, &call);
+            if (nbad == 2) {
+                CHECK_OUT(r, RL_ACQUIRED);
+                CHECK(slots && sl == 1 + 2 + 4 && memcmp(slots + 3, "s\0p5", 4) == 0);
+            } else {
+                CHECK_OUT(r, RL_NO_QUORUM); /* three failed nodes of five */
+                CHECK(!slots);
+            }
+            CHECK_EQ(other, 0);
+            for (int i = 5 - nbad; i < 5; i++) {
+                CHECK_EQ(call.res[i].state, RL_FAILED);
+                CHECK_EQ(call.res[i].err, RL_E_PROTO);
+                CHECK(trimmed_at(i)); /* never skipped: it may hold a slot of ours */
+            }
+            free(slots);
+            /* restore's find: a failed node too (two good ones are no quorum) */
+            fake_init(&F, 5);
+            for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+            for (int i = 5 - nbad; i < 5; i++) permit_str(i, h, hl);
+            int found = -1;
+            r = rl_find_permit(&F.ctx, "s", 1, 64, "tok0123456789abcdef", 19, &slots, &sl, &found, &call);
+            CHECK_OUT(r, nbad == 2 ? RL_ACQUIRED : RL_NO_QUORUM);
+            CHECK_EQ(found, nbad == 2 ? 1 : 0);
+            free(slots);
+        }
+    }
+}
+
+/* the answers a node may give besides its slots: a bitmap of another
+ * length, a slot past the limit, more slots than the weight, a foreign
+ * limit answered by a minority (it vetoes nothing) or by enough nodes to
+ * decide (RL_LIMIT naming it) */
+static void test_permit_answers(void)
+{
+    char good[128], bits2[128], past[8], wide[128];
+    int one = 5, two[2] = {5, 6};
+    size_t gl = permit_bm(good, 12, &one, 1);
+    permit_bm(bits2, 12, two, 2);
+    permit_bm(past, 12, &one, 1);
+    past[1] = (char)0x10; /* slot 12 of limit 12 */
+    size_t wl = permit_bm(wide, 20, &one, 1);
+    struct {
+        const char *s;
+        size_t len;
+    } bad[] = {{bits2, gl}, {past, gl}, {wide, wl}, {good, gl - 1}};
+    for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+        fake_init(&F, 3);
+        for (int i = 0; i < 3; i++) permit_str(i, good, gl);
+        permit_str(1, bad[b].s, bad[b].len);
+        rl_lock_info info;
+        rl_call call;
+        char *slots = NULL;
+        size_t sl;
+        int other;
+        CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
+                  RL_ACQUIRED);
+        CHECK_EQ(call.res[1].err, RL_E_PROTO);
+        CHECK(trimmed_at(1));
+        free(slots);
+    }
+    /* another limit on one node of five (a forged or stale r "\0pL"): no veto */
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+    F.other[0] = (fake_out){FO_INT, 1024, 0};
+    rl_lock_info info;
+    rl_call call;
+    char *slots = NULL;
+    size_t sl;
+    int other = 0;
+    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
+              RL_ACQUIRED);
+    CHECK_EQ(other, 0);
+    free(slots);
+    slots = NULL;
+    /* two of five: no veto either; the attempt fails on the split alone */
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+    F.other[0] = F.other[1] = (fake_out){FO_INT, 1024, 0};
+    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
+              RL_ACQUIRED);
+    free(slots);
+    slots = NULL;
+    /* three of five: enough to decide, RL_LIMIT naming the limit most of them name */
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+    F.other[0] = F.other[2] = (fake_out){FO_INT, 7, 0};
+    F.other[4] = (fake_out){FO_INT, 1024, 0};
+    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call), RL_LIMIT);
+    CHECK_EQ(other, 7);
+    CHECK(!slots);
+    /* an integer answer that is no limit (0, negative, past 1024, ours) is a failed node */
+    long long nolim[] = {0, -3, 1025, 12, 9223372036854775807LL};
+    for (size_t k = 0; k < sizeof(nolim) / sizeof(nolim[0]); k++) {
+        fake_init(&F, 5);
+        for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+        for (int i = 0; i < 3; i++) F.other[i] = (fake_out){FO_INT, nolim[k], 0};
+        other = 0;
+        CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
+                  RL_NO_QUORUM);
+        CHECK_EQ(other, 0);
+    }
+}
+
+/* A permit of weight w is w slots that one quorum of nodes holds together
+ * (so isHeld, extend and release, which count a node only when it holds
+ * every key of the list, agree with the grant). Nodes 0, 1 set {0, 1},
+ * nodes 2, 3 {0, 2}, node 4 {1, 2}: slots 0 and 1 each have a quorum, but
+ * no three nodes hold both; refused, and trimmed everywhere. With nodes
+ * 0, 1, 2 on {0, 1}: granted, kept there, the others trimmed. */
+static void test_permit_same_nodes(void)
+{
+    char a[8], b[8], c[8];
+    int sa[2] = {0, 1}, sb[2] = {0, 2}, sc[2] = {1, 2};
+    size_t l = permit_bm(a, 3, sa, 2);
+    permit_bm(b, 3, sb, 2);
+    permit_bm(c, 3, sc, 2);
+    fake_init(&F, 5);
+    permit_str(0, a, l);
+    permit_str(1, a, l);
+    permit_str(2, b, l);
+    permit_str(3, b, l);
+    permit_str(4, c, l);
+    rl_lock_info info;
+    rl_call call;
+    char *slots = NULL;
+    size_t sl;
+    int other;
+    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 3, 2, 10000, &opts0, &info, &slots, &sl, &other, &call),
+              RL_CONFLICT);
+    CHECK(!slots);
+    for (int i = 0; i < 5; i++) CHECK(trimmed_at(i));
+    fake_init(&F, 5);
+    permit_str(0, a, l);
+    permit_str(1, a, l);
+    permit_str(2, a, l);
+    permit_str(3, b, l);
+    permit_str(4, c, l);
+    F.order[0] = 3, F.order[1] = 4, F.order[2] = 0, F.order[3] = 1, F.order[4] = 2;
+    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 3, 2, 10000, &opts0, &info, &slots, &sl, &other, &call),
+              RL_ACQUIRED);
+    CHECK(slots && sl == 1 + 2 * (2 + 4) && memcmp(slots + 3, "s\0p0", 4) == 0 && memcmp(slots + 9, "s\0p1", 4) == 0);
+    CHECK_EQ(call.ok, 3);
+    for (int i = 0; i < 5; i++) CHECK_EQ(trimmed_at(i), i >= 3);
+    free(slots);
+    /* restore finds the slots a quorum holds together only: none here
+     * (slot 0 alone is held by nodes 0-3, but as a part of no node's set) */
+    fake_init(&F, 5);
+    permit_str(0, a, l);
+    permit_str(1, a, l);
+    permit_str(2, b, l);
+    permit_str(3, b, l);
+    permit_str(4, c, l);
+    int found = -1;
+    CHECK_OUT(rl_find_permit(&F.ctx, "s", 1, 3, "tok0123456789abcdef", 19, &slots, &sl, &found, &call), RL_LOST);
+    CHECK_EQ(found, 0);
+    CHECK(!slots);
+    /* nodes 0, 1, 2 hold {0, 1}; node 2 also slot 2 (a leftover): {0, 1} */
+    permit_str(2, (const char[]){7}, 1);
+    permit_str(3, a, l);
+    CHECK_OUT(rl_find_permit(&F.ctx, "s", 1, 3, "tok0123456789abcdef", 19, &slots, &sl, &found, &call), RL_ACQUIRED);
+    CHECK_EQ(found, 2);
+    CHECK(slots && sl == 1 + 2 * (2 + 4) && memcmp(slots + 3, "s\0p0", 4) == 0 && memcmp(slots + 9, "s\0p1", 4) == 0);
+    free(slots);
+}
+
+/* The start drawn is held on a node that the others need: limit 2, nodes 0
+ * and 1 down, node 2 has slot 0 held (it sets slot 1 whatever the start),
+ * nodes 3 and 4 set the start. From start 0 the vote splits; the same
+ * attempt tries slot 1 (it can still win: held on no node), and wins. */
+static char start_bm[2][1];
+static void permit_start_hook(fake *f, const rl_cmd *cmd, int callno)
+{
+    (void)callno;
+    if (cmd->argc < 2 || cmd->argvlen[1] != 40 || memcmp(cmd->argv[1], rl_script_permit_sha, 40) != 0) return;
+    char st[8] = {0};
+    memcpy(st, cmd->argv[8], cmd->argvlen[8] < 7 ? cmd->argvlen[8] : 7);
+    int s = atoi(st);
+    f->other_str[3] = f->other_str[4] = start_bm[s];
+    f->other_len[3] = f->other_len[4] = 1;
+}
+
+static void test_permit_tries_slots_that_can_win(void)
+{
+    start_bm[0][0] = 1;
+    start_bm[1][0] = 2;
+    for (int first = 0; first < 2; first++) {
+        fake_init(&F, 5);
+        F.other[0] = F.other[1] = (fake_out){FO_FAIL, 0, RL_E_TIMEOUT};
+        permit_str(2, start_bm[1], 1);
+        permit_str(3, start_bm[0], 1);
+        permit_str(4, start_bm[0], 1);
+        F.hook = permit_start_hook;
+        F.rnd.len = 8; /* random_below(2): the start drawn */
+        memset(F.rnd.bytes, first, 8);
+        rl_lock_info info;
+        rl_call call;
+        char *slots = NULL;
+        size_t sl;
+        int other;
+        CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 2, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
+                  RL_ACQUIRED);
+        CHECK(slots && memcmp(slots + 3, "s\0p1", 4) == 0);
+        CHECK_EQ(info.attempts, 1);
+        free(slots);
+    }
+}
+
 static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"owe_state", test_owe_state},
                                   {"info_parse", test_info_parse},
@@ -3892,6 +4159,10 @@ static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"clock_boottime", test_clock_boottime},
                                   {"scripts_sha", test_scripts_sha},
                                   {"fork_generation", test_fork_generation},
+                                  {"permit_hostile_answers", test_permit_hostile_answers},
+                                  {"permit_answers", test_permit_answers},
+                                  {"permit_same_nodes", test_permit_same_nodes},
+                                  {"permit_tries_slots_that_can_win", test_permit_tries_slots_that_can_win},
                                   NET_TESTS};
 
 int main(int argc, char **argv)
