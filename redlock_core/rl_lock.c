@@ -335,8 +335,8 @@ const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62
  * (RL_MAX_PERMITS) is no limit: the script never loops past 1024 slots.
  * Free slots look the same on every node, so a free permit costs one round
  * trip. */
-#define RL_LUA_BITMAP(set, lim)                                                                                     \
-    "local b = {} for i = 1, math.floor((" lim " + 7) / 8) do b[i] = 0 end "                                     \
+#define RL_LUA_BITMAP(set, lim)                                              \
+    "local b = {} for i = 1, math.floor((" lim " + 7) / 8) do b[i] = 0 end " \
     "for _, s in ipairs(" set ") do local j = math.floor(s / 8) + 1 b[j] = b[j] + 2 ^ (s % 8) end "
 const char rl_script_permit[] =
     "if ARGV[6] and redis.replicate_commands then redis.replicate_commands() end "
@@ -1533,8 +1533,8 @@ typedef struct permit_tally {
     const rl_ctx *c;
     double drift_factor;
     int limit, weight, wait;
-    uint64_t mask;     /* voting nodes (all without the restart check) */
-    uint64_t decoded;  /* nodes whose answer is in kind[], bits[], olim[] */
+    uint64_t mask;    /* voting nodes (all without the restart check) */
+    uint64_t decoded; /* nodes whose answer is in kind[], bits[], olim[] */
     signed char kind[RL_MAX_NODES];
     int olim[RL_MAX_NODES];
     uint64_t bits[RL_MAX_NODES][PERMIT_WORDS];
@@ -1600,16 +1600,20 @@ static int decide_permit(void *ud, const rl_result *res, int n)
     return t->best >= q || t->best + t->pending < q;
 }
 
+/* node j voted and answered another limit, lim */
+static int names_limit(const permit_tally *t, const rl_result *res, int j, int lim)
+{
+    return res[j].state == RL_ANSWERED && (t->mask >> j & 1) && t->kind[j] == PA_LIMIT && t->olim[j] == lim;
+}
+
 /* the limit that the nodes answering another one name most often */
 static int permit_other_limit(const permit_tally *t, const rl_result *res, int n)
 {
     int top = 0, most = 0;
     for (int i = 0; i < n; i++) {
-        if (res[i].state != RL_ANSWERED || t->kind[i] != PA_LIMIT || !(t->mask >> i & 1)) continue;
+        if (!names_limit(t, res, i, t->olim[i])) continue;
         int k = 0;
-        for (int j = 0; j < n; j++)
-            k += res[j].state == RL_ANSWERED && t->kind[j] == PA_LIMIT && (t->mask >> j & 1) &&
-                 t->olim[j] == t->olim[i];
+        for (int j = 0; j < n; j++) k += names_limit(t, res, j, t->olim[i]);
         if (k > most) {
             most = k;
             top = t->olim[i];

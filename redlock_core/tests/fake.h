@@ -175,7 +175,8 @@ static inline void fake_fill_result(rl_result *r, const fake_out *o, const char 
         break;
     case FO_STR: {
         /* as the socket fan-out keeps it: the full length, the first bytes */
-        size_t l = !str ? 0 : slen ? slen : strlen(str), k = l < sizeof(r->reply.str) - 1 ? l : sizeof(r->reply.str) - 1;
+        size_t l = str ? (slen ? slen : strlen(str)) : 0;
+        size_t k = l < sizeof(r->reply.str) - 1 ? l : sizeof(r->reply.str) - 1;
         r->state = RL_ANSWERED;
         r->reply.type = RL_REPLY_STRING;
         r->reply.len = l;
@@ -240,8 +241,9 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
     for (int k = 0; k < n && !cmd->nowait; k++) {
         int i = f->order[k];
         f->clock.now += f->step_us;
-        fake_fill_result(&res[i], &outs[i], rec->kind == 'G' ? f->get_str[i] : rec->kind == '?' ? f->other_str[i] : NULL,
-                         rec->kind == '?' ? f->other_len[i] : 0);
+        const char *str = rec->kind == 'G' ? f->get_str[i] : NULL;
+        if (rec->kind == '?') str = f->other_str[i];
+        fake_fill_result(&res[i], &outs[i], str, rec->kind == '?' ? f->other_len[i] : 0);
         res[i].id = f->id[i];
         res[i].latency_us = f->step_us * (uint64_t)(k + 1);
         rec->delivered[i] = 1;

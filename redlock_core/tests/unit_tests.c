@@ -3876,6 +3876,22 @@ static void permit_str(int i, const char *s, size_t len)
     F.other_len[i] = len;
 }
 
+/* one rl_acquire_permit of "s" over F, and what it gave */
+typedef struct permit_try {
+    rl_lock_info info;
+    rl_call call;
+    char *slots;
+    size_t sl;
+    int other;
+} permit_try;
+
+static int permit_acquire(permit_try *p, int limit, int weight)
+{
+    memset(p, 0, sizeof(*p)); /* (p->slots freed by the caller) */
+    return rl_acquire_permit(&F.ctx, "s", 1, limit, weight, 10000, &opts0, &p->info, &p->slots, &p->sl, &p->other,
+                             &p->call);
+}
+
 /* was node i sent the trim after the first try (both are '?' in its log) */
 static int trimmed_at(int node) { return F.node_log[node][0] == '?' && F.node_log[node][1] == '?'; }
 
@@ -3911,35 +3927,31 @@ static void test_permit_hostile_answers(void)
             for (int i = 0; i < 5; i++) permit_str(i, good, gl);
             for (int i = 5 - nbad; i < 5; i++) permit_str(i, h, hl);
             F.order[0] = 3, F.order[1] = 4, F.order[2] = 2, F.order[3] = 1, F.order[4] = 0; /* the bad ones first */
-            rl_lock_info info;
-            rl_call call;
-            char *slots = NULL;
-            size_t sl;
-            int other = 0;
-            int r = rl_acquire_permit(&F.ctx, "s", 1, 64, 1, 10000, &opts0, &info, &slots, &sl, &other, &call);
+            permit_try pt = {0};
+            int r = permit_acquire(&pt, 64, 1);
             if (nbad == 2) {
                 CHECK_OUT(r, RL_ACQUIRED);
-                CHECK(slots && sl == 1 + 2 + 4 && memcmp(slots + 3, "s\0p5", 4) == 0);
+                CHECK(pt.slots && pt.sl == 1 + 2 + 4 && memcmp(pt.slots + 3, "s\0p5", 4) == 0);
             } else {
                 CHECK_OUT(r, RL_NO_QUORUM); /* three failed nodes of five */
-                CHECK(!slots);
+                CHECK(!pt.slots);
             }
-            CHECK_EQ(other, 0);
+            CHECK_EQ(pt.other, 0);
             for (int i = 5 - nbad; i < 5; i++) {
-                CHECK_EQ(call.res[i].state, RL_FAILED);
-                CHECK_EQ(call.res[i].err, RL_E_PROTO);
+                CHECK_EQ(pt.call.res[i].state, RL_FAILED);
+                CHECK_EQ(pt.call.res[i].err, RL_E_PROTO);
                 CHECK(trimmed_at(i)); /* never skipped: it may hold a slot of ours */
             }
-            free(slots);
+            free(pt.slots);
             /* restore's find: a failed node too (two good ones are no quorum) */
             fake_init(&F, 5);
             for (int i = 0; i < 5; i++) permit_str(i, good, gl);
             for (int i = 5 - nbad; i < 5; i++) permit_str(i, h, hl);
             int found = -1;
-            r = rl_find_permit(&F.ctx, "s", 1, 64, "tok0123456789abcdef", 19, &slots, &sl, &found, &call);
+            r = rl_find_permit(&F.ctx, "s", 1, 64, "tok0123456789abcdef", 19, &pt.slots, &pt.sl, &found, &pt.call);
             CHECK_OUT(r, nbad == 2 ? RL_ACQUIRED : RL_NO_QUORUM);
             CHECK_EQ(found, nbad == 2 ? 1 : 0);
-            free(slots);
+            free(pt.slots);
         }
     }
 }
@@ -3965,57 +3977,45 @@ static void test_permit_answers(void)
         fake_init(&F, 3);
         for (int i = 0; i < 3; i++) permit_str(i, good, gl);
         permit_str(1, bad[b].s, bad[b].len);
-        rl_lock_info info;
-        rl_call call;
-        char *slots = NULL;
-        size_t sl;
-        int other;
-        CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
-                  RL_ACQUIRED);
-        CHECK_EQ(call.res[1].err, RL_E_PROTO);
+        permit_try pt = {0};
+        CHECK_OUT(permit_acquire(&pt, 12, 1), RL_ACQUIRED);
+        CHECK_EQ(pt.call.res[1].err, RL_E_PROTO);
         CHECK(trimmed_at(1));
-        free(slots);
+        free(pt.slots);
     }
     /* another limit on one node of five (a forged or stale r "\0pL"): no veto */
     fake_init(&F, 5);
     for (int i = 0; i < 5; i++) permit_str(i, good, gl);
     F.other[0] = (fake_out){FO_INT, 1024, 0};
-    rl_lock_info info;
-    rl_call call;
-    char *slots = NULL;
-    size_t sl;
-    int other = 0;
-    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
-              RL_ACQUIRED);
-    CHECK_EQ(other, 0);
-    free(slots);
-    slots = NULL;
+    permit_try pt = {0};
+    CHECK_OUT(permit_acquire(&pt, 12, 1), RL_ACQUIRED);
+    CHECK_EQ(pt.other, 0);
+    free(pt.slots);
+    pt.slots = NULL;
     /* two of five: no veto either; the attempt fails on the split alone */
     fake_init(&F, 5);
     for (int i = 0; i < 5; i++) permit_str(i, good, gl);
     F.other[0] = F.other[1] = (fake_out){FO_INT, 1024, 0};
-    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
-              RL_ACQUIRED);
-    free(slots);
-    slots = NULL;
+    CHECK_OUT(permit_acquire(&pt, 12, 1), RL_ACQUIRED);
+    free(pt.slots);
+    pt.slots = NULL;
     /* three of five: enough to decide, RL_LIMIT naming the limit most of them name */
     fake_init(&F, 5);
     for (int i = 0; i < 5; i++) permit_str(i, good, gl);
     F.other[0] = F.other[2] = (fake_out){FO_INT, 7, 0};
     F.other[4] = (fake_out){FO_INT, 1024, 0};
-    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call), RL_LIMIT);
-    CHECK_EQ(other, 7);
-    CHECK(!slots);
+    CHECK_OUT(permit_acquire(&pt, 12, 1), RL_LIMIT);
+    CHECK_EQ(pt.other, 7);
+    CHECK(!pt.slots);
     /* an integer answer that is no limit (0, negative, past 1024, ours) is a failed node */
     long long nolim[] = {0, -3, 1025, 12, 9223372036854775807LL};
     for (size_t k = 0; k < sizeof(nolim) / sizeof(nolim[0]); k++) {
         fake_init(&F, 5);
         for (int i = 0; i < 5; i++) permit_str(i, good, gl);
         for (int i = 0; i < 3; i++) F.other[i] = (fake_out){FO_INT, nolim[k], 0};
-        other = 0;
-        CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 12, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
-                  RL_NO_QUORUM);
-        CHECK_EQ(other, 0);
+        pt.other = 0;
+        CHECK_OUT(permit_acquire(&pt, 12, 1), RL_NO_QUORUM);
+        CHECK_EQ(pt.other, 0);
     }
 }
 
@@ -4032,53 +4032,40 @@ static void test_permit_same_nodes(void)
     size_t l = permit_bm(a, 3, sa, 2);
     permit_bm(b, 3, sb, 2);
     permit_bm(c, 3, sc, 2);
+    const char *split[5] = {a, a, b, b, c}, *held[5] = {a, a, a, b, c};
+    /* the key list of slots 0 and 1 */
+    const char both[] = "\0\0\4s\0p0\0\4s\0p1";
     fake_init(&F, 5);
-    permit_str(0, a, l);
-    permit_str(1, a, l);
-    permit_str(2, b, l);
-    permit_str(3, b, l);
-    permit_str(4, c, l);
-    rl_lock_info info;
-    rl_call call;
-    char *slots = NULL;
-    size_t sl;
-    int other;
-    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 3, 2, 10000, &opts0, &info, &slots, &sl, &other, &call),
-              RL_CONFLICT);
-    CHECK(!slots);
+    for (int i = 0; i < 5; i++) permit_str(i, split[i], l);
+    permit_try pt = {0};
+    CHECK_OUT(permit_acquire(&pt, 3, 2), RL_CONFLICT);
+    CHECK(!pt.slots);
     for (int i = 0; i < 5; i++) CHECK(trimmed_at(i));
     fake_init(&F, 5);
-    permit_str(0, a, l);
-    permit_str(1, a, l);
-    permit_str(2, a, l);
-    permit_str(3, b, l);
-    permit_str(4, c, l);
+    for (int i = 0; i < 5; i++) permit_str(i, held[i], l);
     F.order[0] = 3, F.order[1] = 4, F.order[2] = 0, F.order[3] = 1, F.order[4] = 2;
-    CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 3, 2, 10000, &opts0, &info, &slots, &sl, &other, &call),
-              RL_ACQUIRED);
-    CHECK(slots && sl == 1 + 2 * (2 + 4) && memcmp(slots + 3, "s\0p0", 4) == 0 && memcmp(slots + 9, "s\0p1", 4) == 0);
-    CHECK_EQ(call.ok, 3);
+    CHECK_OUT(permit_acquire(&pt, 3, 2), RL_ACQUIRED);
+    CHECK(pt.slots && pt.sl == sizeof(both) - 1 && memcmp(pt.slots, both, pt.sl) == 0);
+    CHECK_EQ(pt.call.ok, 3);
     for (int i = 0; i < 5; i++) CHECK_EQ(trimmed_at(i), i >= 3);
-    free(slots);
-    /* restore finds the slots a quorum holds together only: none here
-     * (slot 0 alone is held by nodes 0-3, but as a part of no node's set) */
-    fake_init(&F, 5);
-    permit_str(0, a, l);
-    permit_str(1, a, l);
-    permit_str(2, b, l);
-    permit_str(3, b, l);
-    permit_str(4, c, l);
-    int found = -1;
-    CHECK_OUT(rl_find_permit(&F.ctx, "s", 1, 3, "tok0123456789abcdef", 19, &slots, &sl, &found, &call), RL_LOST);
-    CHECK_EQ(found, 0);
-    CHECK(!slots);
-    /* nodes 0, 1, 2 hold {0, 1}; node 2 also slot 2 (a leftover): {0, 1} */
-    permit_str(2, (const char[]){7}, 1);
-    permit_str(3, a, l);
-    CHECK_OUT(rl_find_permit(&F.ctx, "s", 1, 3, "tok0123456789abcdef", 19, &slots, &sl, &found, &call), RL_ACQUIRED);
-    CHECK_EQ(found, 2);
-    CHECK(slots && sl == 1 + 2 * (2 + 4) && memcmp(slots + 3, "s\0p0", 4) == 0 && memcmp(slots + 9, "s\0p1", 4) == 0);
-    free(slots);
+    free(pt.slots);
+    /* restore finds the slots a quorum holds together only: none with the
+     * split answers (slot 0 alone is held by nodes 0-3, but as a part of no
+     * node's set); {0, 1} where nodes 0, 1, 2 hold it, also when node 2
+     * holds slot 2 too (a leftover) */
+    const char with2[1] = {7};
+    for (int k = 0; k < 2; k++) {
+        fake_init(&F, 5);
+        for (int i = 0; i < 5; i++) permit_str(i, k ? held[i] : split[i], l);
+        if (k) permit_str(2, with2, 1);
+        int found = -1;
+        pt.slots = NULL;
+        CHECK_OUT(rl_find_permit(&F.ctx, "s", 1, 3, "tok0123456789abcdef", 19, &pt.slots, &pt.sl, &found, &pt.call),
+                  k ? RL_ACQUIRED : RL_LOST);
+        CHECK_EQ(found, 2 * k);
+        CHECK(k ? pt.slots && pt.sl == sizeof(both) - 1 && memcmp(pt.slots, both, pt.sl) == 0 : !pt.slots);
+        free(pt.slots);
+    }
 }
 
 /* The start drawn is held on a node that the others need: limit 2, nodes 0
@@ -4110,16 +4097,11 @@ static void test_permit_tries_slots_that_can_win(void)
         F.hook = permit_start_hook;
         F.rnd.len = 8; /* random_below(2): the start drawn */
         memset(F.rnd.bytes, first, 8);
-        rl_lock_info info;
-        rl_call call;
-        char *slots = NULL;
-        size_t sl;
-        int other;
-        CHECK_OUT(rl_acquire_permit(&F.ctx, "s", 1, 2, 1, 10000, &opts0, &info, &slots, &sl, &other, &call),
-                  RL_ACQUIRED);
-        CHECK(slots && memcmp(slots + 3, "s\0p1", 4) == 0);
-        CHECK_EQ(info.attempts, 1);
-        free(slots);
+        permit_try pt = {0};
+        CHECK_OUT(permit_acquire(&pt, 2, 1), RL_ACQUIRED);
+        CHECK(pt.slots && memcmp(pt.slots + 3, "s\0p1", 4) == 0);
+        CHECK_EQ(pt.info.attempts, 1);
+        free(pt.slots);
     }
 }
 
