@@ -2848,6 +2848,42 @@ static void test_net_hostile_extra_reply(void)
     scripted_stop(&srv);
 }
 
+/* A node whose permit answer overflows a number (what the first slot
+ * parser added into a signed long with no bound, then wrote below its
+ * bitmap) over a real socket and the reply parser: a failed node, and the
+ * attempt's trim goes to it; restore's find the same */
+static void test_net_permit_hostile(void)
+{
+    NET_REQUIRE_NODES(); /* for g_dir */
+    static const char *const acquire[] = {HS_REPLIES "$41\r\n18446744073709551552-18446744073709551615\r\n", ":0\r\n"};
+    static const char *const find[] = {HS_REPLIES "$19\r\n9223372036854775808\r\n"};
+    for (int k = 0; k < 2; k++) {
+        scripted srv;
+        tnet t;
+        REQUIRE(scripted_start(&srv, k ? find : acquire, k ? 1 : 2) == 0);
+        char fmt[160];
+        snprintf(fmt, sizeof(fmt), "unix://%s", srv.path);
+        if (tnet_open_fmt(&t, 0, 1, fmt) == 0) {
+            rl_opts o = ONE_TRY;
+            rl_lock_info info;
+            rl_call call;
+            char *slots = NULL;
+            size_t sl;
+            int other = 0, found = 0;
+            if (k)
+                CHECK_OUT(rl_find_permit(&t.ctx, "h", 1, 64, "tok0123456789abcdef", 19, &slots, &sl, &found, &call),
+                          RL_NO_QUORUM);
+            else
+                CHECK_OUT(rl_acquire_permit(&t.ctx, "h", 1, 64, 1, 10000, &o, &info, &slots, &sl, &other, &call),
+                          RL_NO_QUORUM);
+            CHECK(!slots);
+            CHECK_EQ(call.res[0].err, RL_E_PROTO);
+            tnet_close(&t);
+        }
+        scripted_stop(&srv);
+    }
+}
+
 /* ======================================================================
  * safety under stalls and faults (issue: what a lock reports is true, no
  * release is ever lost)
@@ -3601,6 +3637,7 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                  \
         {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                              \
         {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
+        {"net_permit_hostile", test_net_permit_hostile},                                                          \
         {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
         {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
         {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
