@@ -189,6 +189,9 @@ typedef struct php_redlock_pooled {
      * out of the quorum until nv_until_us, restarted at nv_since_us (0: votes) */
     uint64_t nv_until_us, nv_since_us;
     bool nv_clock; /* the reason: a clock step (since: the step), not a restart */
+    /* > 0: past its grace, out until that many more voting nodes answer in
+     * one call (rl_result.novote_need), whatever the time */
+    unsigned char nv_need;
     /* calm (rl_restart.calm) as the last lock() with this maxttl key,
      * restart_grace and drift_factor left it: a later RedLock of the same
      * settings (the next request) starts from it. Each calm attempt checks
