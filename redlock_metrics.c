@@ -20,10 +20,16 @@
  *   reader uses only READY slots. A slot left CLAIMING by a process that died
  *   (SIGKILL between the CAS and READY) is taken over by the next claimer once
  *   kill(pid, 0) says the process is gone; one whose claimer still lives
- *   (stopped, or its pid reused) is waited for a bounded time, then skipped.
- *   Claimers take slots in order and wait for every CLAIMING slot before
- *   a later one, so one name gets one slot; should a skip ever give a name
- *   two, metrics() adds them up (one series per node, always).
+ *   (stopped, or its pid reused) is waited for a bounded time, then skipped,
+ *   and the skip is remembered in the slot (CLAIMING -> SKIPPED, the pid
+ *   kept): no later claimer waits for that slot again, so a stuck claim costs
+ *   one wait for the table's life, not one per lock(). A SKIPPED slot is
+ *   taken over like a CLAIMING one once its claimer is gone, and becomes
+ *   READY if the claimer resumes and finishes. Claimers take slots in order
+ *   and wait for every CLAIMING slot before a later one, so one name gets one
+ *   slot; should a skip ever give a name two, metrics() adds them up (one
+ *   series per node, always). A state word of no kind above (a damaged
+ *   table) is skipped at once, never written.
  * - Resources: RLM_RES_SLOTS slots by resource prefix (the resource up to its
  *   first ':', the whole resource when it has none; at most RLM_PREFIX_LEN
  *   bytes, compared byte for byte), claimed the same way, and one "other" slot
@@ -34,6 +40,12 @@
  *   one prefix). Only the first lock() of a prefix may wait, for a claim of
  *   another process (the bounded wait above); every later one is a hash, a
  *   compare and atomic adds.
+ *
+ * - metrics() trusts nothing it reads from the table (any process sharing it
+ *   can write it, a bug or a stray write can damage it): a node's name is
+ *   read up to RLM_NAME_LEN - 1 bytes, a prefix's length is clamped to
+ *   RLM_PREFIX_LEN, both copied before use, and a label is built in a fixed
+ *   buffer that is never grown (sized for the longest clamped name).
  *
  * The table part (up to "the extension") uses no PHP API: tests/metrics/
  * table_test.c compiles it with RLM_TABLE_ONLY and drives it from threads and
@@ -69,6 +81,8 @@
 #define RLM_FREE 0
 #define RLM_READY ((uint64_t)1 << 32)
 #define RLM_CLAIMING ((uint64_t)2 << 32)
+#define RLM_SKIPPED ((uint64_t)3 << 32) /* CLAIMING, waited for once in vain: nobody waits again */
+#define RLM_KIND(st) ((st) & ~(uint64_t)0xffffffffu)
 /* how long a claimer waits for a slot another live process is claiming */
 #define RLM_CLAIM_WAIT_US 10000
 
@@ -170,7 +184,9 @@ static inline void rlm_observe(rlm_hist *h, const rlm_bounds *b, uint64_t us)
 /* ---------- node slots ---------- */
 
 #ifndef PHP_WIN32
-static int pid_gone(uint32_t pid) { return pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+/* a claimer's pid as a slot holds it: 0 and values no pid_t can hold are damage, not a process */
+static int pid_valid(uint32_t pid) { return pid != 0 && pid <= (uint32_t)INT32_MAX; }
+static int pid_gone(uint32_t pid) { return pid_valid(pid) && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
 static uint32_t self_pid(void) { return (uint32_t)getpid(); }
 static void claim_pause(int round)
 {
@@ -183,6 +199,7 @@ static void claim_pause(int round)
 }
 #else
 /* the table is this process' (no fork): a claimer is a live thread */
+static int pid_valid(uint32_t pid) { return pid != 0; }
 static int pid_gone(uint32_t pid) { return 0; }
 static uint32_t self_pid(void) { return 1; }
 static void claim_pause(int round) { SwitchToThread(); }
@@ -206,7 +223,9 @@ static int slot_take(const rlm_slots *t, int i, uint64_t expect, const void *key
 {
     _Atomic uint64_t *st = slot_state(t, i);
     if (!atomic_compare_exchange_strong(st, &expect, RLM_CLAIMING | me)) return 0;
-    /* ours until READY: no reader looks at what a slot being claimed names */
+    /* ours until READY: no reader looks at what a slot being claimed names. A claimer
+     * that waited for us in vain may have made it SKIPPED | me meanwhile; only a
+     * claimer that saw us gone takes it from us, so the store cannot overwrite another's. */
     t->write(t->base + t->stride * i, key);
     atomic_store_explicit(st, RLM_READY, memory_order_release);
     return 1;
@@ -230,13 +249,21 @@ static int claim(const rlm_slots *t, int start, const void *key)
                 if (slot_take(t, i, st, key, me)) return i;
                 continue; /* another claimer was first: see what it claims */
             }
-            /* being claimed: the claimer copies a name and is done, unless it died there */
             uint32_t owner = (uint32_t)(st & 0xffffffffu);
+            if ((RLM_KIND(st) != RLM_CLAIMING && RLM_KIND(st) != RLM_SKIPPED) || !pid_valid(owner))
+                break; /* no state a claimer writes: damage, left alone */
+            /* being claimed: the claimer copies a name and is done, unless it died there */
             if (owner != me && pid_gone(owner)) {
                 if (slot_take(t, i, st, key, me)) return i;
                 continue;
             }
-            if (round >= claim_rounds()) break; /* a stopped claimer, or its pid reused: skip the slot */
+            if (RLM_KIND(st) == RLM_SKIPPED) break; /* waited for in vain once: not again */
+            if (round >= claim_rounds()) {
+                /* a stopped claimer, or its pid reused: skip the slot, and say so in it (if it
+                 * changed meanwhile, the claim went on: the next claimer sees what it became) */
+                atomic_compare_exchange_strong(state, &st, RLM_SKIPPED | owner);
+                break;
+            }
             claim_pause(round);
         }
     }
@@ -321,16 +348,22 @@ static int res_claim(rlm_table *t, const char *res, size_t len)
 
 /* ---------- the Prometheus text format 0.0.4 ---------- */
 
+/* the exposition (malloc'd, grown as needed) or a caller's fixed buffer (a label:
+ * fixed set, never grown; what does not fit sets oom and is left out) */
 typedef struct rlm_buf {
     char *s;
     size_t len, cap;
-    int oom;
+    int oom, fixed;
 } rlm_buf;
 
 static void buf_put(rlm_buf *b, const char *s, size_t n)
 {
     if (b->oom) return;
     if (b->len + n + 1 > b->cap) {
+        if (b->fixed) {
+            b->oom = 1;
+            return;
+        }
         size_t cap = b->cap ? b->cap : 16384;
         while (cap < b->len + n + 1) cap *= 2;
         char *ns = realloc(b->s, cap);
@@ -438,6 +471,26 @@ static void buf_prefix(rlm_buf *b, const char *v, size_t n)
     }
 }
 
+/* k="v" then tail, into the caller's buffer out of cap bytes, never grown; v escaped as a
+ * resource prefix of n bytes (buf_prefix), or, with n RLM_NODE_LABEL, as a NUL-terminated
+ * node name (buf_label). 0 when it does not fit: rlm_render sizes out for the longest
+ * clamped name, so only a bug gets there, and the series is left out rather than cut. */
+#define RLM_NODE_LABEL SIZE_MAX
+static int label_of(char *out, size_t cap, const char *k, const char *v, size_t n, const char *tail)
+{
+    rlm_buf lb = {out, 0, cap, 0, 1};
+    out[0] = '\0';
+    buf_str(&lb, k);
+    buf_str(&lb, "=\"");
+    if (n == RLM_NODE_LABEL)
+        buf_label(&lb, v);
+    else
+        buf_prefix(&lb, v, n);
+    buf_str(&lb, "\"");
+    buf_str(&lb, tail);
+    return !lb.oom;
+}
+
 static void buf_head(rlm_buf *b, const char *name, const char *type, const char *help)
 {
     buf_str(b, "# HELP ");
@@ -515,7 +568,7 @@ static void buf_hist(rlm_buf *b, const char *name, const char *labels, const rlm
 
 /* the nodes of the table, one entry per name (slots of one name added up) */
 typedef struct rlm_node_snap {
-    const char *name;
+    char name[RLM_NAME_LEN]; /* a copy, NUL-terminated whatever the slot holds */
     uint64_t req[RLM_REQ_COUNT];
     rlm_hist_snap lat;
 } rlm_node_snap;
@@ -525,10 +578,13 @@ static int nodes_read(const rlm_table *t, rlm_node_snap *out)
     int n = 0;
     for (int i = 0; i <= RLM_NODE_SLOTS; i++) {
         const rlm_node *s = &t->node[i];
-        const char *name = "other";
+        char name[RLM_NAME_LEN] = "other";
         if (i < RLM_NODE_SLOTS) {
             if (atomic_load_explicit(&s->state, memory_order_acquire) != RLM_READY) continue;
-            name = s->name;
+            /* at most RLM_NAME_LEN - 1 bytes, terminated here: the slot's own NUL is not trusted */
+            size_t len = strnlen(s->name, RLM_NAME_LEN - 1);
+            memcpy(name, s->name, len);
+            name[len] = '\0';
         }
         rlm_node_snap *e = NULL;
         for (int j = 0; j < n && !e; j++)
@@ -537,7 +593,7 @@ static int nodes_read(const rlm_table *t, rlm_node_snap *out)
         if (!e) {
             e = &out[n];
             memset(e, 0, sizeof(*e));
-            e->name = name;
+            memcpy(e->name, name, sizeof(name));
         }
         uint64_t any = 0;
         for (int r = 0; r < RLM_REQ_COUNT; r++) {
@@ -556,7 +612,7 @@ static int nodes_read(const rlm_table *t, rlm_node_snap *out)
 /* the resource prefixes of the table, one entry per prefix (slots of one prefix added up; a
  * prefix named "other" is counted with the bucket of that name) */
 typedef struct rlm_res_snap {
-    const char *name;
+    char name[RLM_PREFIX_LEN]; /* a copy of len bytes */
     size_t len;
     uint64_t c[RLM_RES_COUNT], hold_us;
 } rlm_res_snap;
@@ -572,6 +628,7 @@ static int res_read(const rlm_table *t, rlm_res_snap *out)
             if (atomic_load_explicit(&s->state, memory_order_acquire) != RLM_READY) continue;
             name = s->name;
             len = s->len;
+            if (len > RLM_PREFIX_LEN) len = RLM_PREFIX_LEN; /* damaged: never past the name */
         }
         uint64_t v[RLM_RES_COUNT + 1], any = 0;
         for (int c = 0; c < RLM_RES_COUNT; c++) any |= v[c] = atomic_load_explicit(&s->c[c], memory_order_relaxed);
@@ -583,7 +640,7 @@ static int res_read(const rlm_table *t, rlm_res_snap *out)
         if (!e) {
             e = &out[n++];
             memset(e, 0, sizeof(*e));
-            e->name = name;
+            memcpy(e->name, name, len);
             e->len = len;
         }
         for (int c = 0; c < RLM_RES_COUNT; c++) e->c[c] += v[c];
@@ -618,7 +675,10 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     }
     int nn = nodes_read(t, nodes), nr = res_read(t, res);
     qsort(res, (size_t)nr, sizeof(*res), res_cmp);
-    char labels[RLM_NAME_LEN * 6 + 64];
+    /* the longest label: a node name of RLM_NAME_LEN - 1 bytes, each 3 bytes escaped (U+FFFD), or a prefix
+     * of RLM_PREFIX_LEN bytes each 3 (%XX); the fixed buffers below are never grown (rlm_buf.fixed) */
+    char labels[(RLM_NAME_LEN - 1) * 3 + sizeof("node=\"\",result=\"timeout\"")];
+    _Static_assert(RLM_PREFIX_LEN * 3 + sizeof("resource=\"\"") <= sizeof(labels), "a prefix label fits");
 
     buf_head(&b, "redlock_acquisitions_total", "counter",
              "Locks acquired by lock(), synchronized() and lockAll() (mode exclusive) and permits by "
@@ -659,30 +719,23 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     buf_sample(&b, "redlock_extensions_total", "by=\"extend\"", counter(t, REDLOCK_M_EXTENSIONS));
     buf_sample(&b, "redlock_extensions_total", "by=\"watchdog\"", counter(t, REDLOCK_M_AUTO_EXTENSIONS));
 
-    static const char *const results[RLM_REQ_COUNT] = {"ok", "error", "timeout"};
+    static const char *const results[RLM_REQ_COUNT] = {",result=\"ok\"", ",result=\"error\"",
+                                                       ",result=\"timeout\""};
     buf_head(&b, "redlock_node_requests_total", "counter",
              "Round trips to each node by result: ok, error (refused, i/o, authentication, error reply, back-off), "
              "timeout; what stats() counts, for the whole pool. node=\"other\": nodes beyond the table's 64.");
     for (int i = 0; i < nn; i++) {
         for (int r = 0; r < RLM_REQ_COUNT; r++) {
-            rlm_buf lb = {labels, 0, sizeof(labels), 0};
-            buf_str(&lb, "node=\"");
-            buf_label(&lb, nodes[i].name);
-            buf_str(&lb, "\",result=\"");
-            buf_str(&lb, results[r]);
-            buf_str(&lb, "\"");
-            buf_sample(&b, "redlock_node_requests_total", labels, nodes[i].req[r]);
+            if (label_of(labels, sizeof(labels), "node", nodes[i].name, RLM_NODE_LABEL, results[r]))
+                buf_sample(&b, "redlock_node_requests_total", labels, nodes[i].req[r]);
         }
     }
     buf_head(&b, "redlock_node_latency_seconds", "histogram",
              "Round-trip time of the node answers a call waited for (a reply that comes after the call was decided "
              "counts as ok in redlock_node_requests_total, not here).");
     for (int i = 0; i < nn; i++) {
-        rlm_buf lb = {labels, 0, sizeof(labels), 0};
-        buf_str(&lb, "node=\"");
-        buf_label(&lb, nodes[i].name);
-        buf_str(&lb, "\"");
-        buf_hist(&b, "redlock_node_latency_seconds", labels, &rlm_lat, &nodes[i].lat);
+        if (label_of(labels, sizeof(labels), "node", nodes[i].name, RLM_NODE_LABEL, ""))
+            buf_hist(&b, "redlock_node_latency_seconds", labels, &rlm_lat, &nodes[i].lat);
     }
     rlm_hist_snap h;
     buf_head(&b, "redlock_wait_seconds", "histogram",
@@ -717,10 +770,7 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
                  per_res[k].help, RLM_RES_SLOTS, RLM_PREFIX_LEN);
         buf_head(&b, per_res[k].name, "counter", help);
         for (int i = 0; i < nr; i++) {
-            rlm_buf lb = {labels, 0, sizeof(labels), 0};
-            buf_str(&lb, "resource=\"");
-            buf_prefix(&lb, res[i].name, res[i].len);
-            buf_str(&lb, "\"");
+            if (!label_of(labels, sizeof(labels), "resource", res[i].name, res[i].len, "")) continue;
             if (per_res[k].c >= 0) {
                 buf_sample(&b, per_res[k].name, labels, res[i].c[per_res[k].c]);
             } else {

@@ -209,6 +209,110 @@ static void test_live_stuck_claimer_skipped(void)
     rlm_unmap(t);
 }
 
+/* A claim left stuck by a stopped worker (SIGSTOP between its CAS and READY; a live
+ * process with the claimer's pid alike) costs one wait, once: every later lock() of a
+ * prefix whose probe passes the slot (each lock() asks res_claim for its prefix's slot)
+ * and every new connection's node slot are a lookup again, not another wait. Bound: 20
+ * later lookups together take less than the one wait measured here, on this machine. */
+static void test_stopped_claimer_costs_one_wait(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    rlm_prefix p = rlm_prefix_of("stuck", 5);
+    int at = (int)(p.hash % RLM_RES_SLOTS);
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) {
+        atomic_store(&t->res[at].state, RLM_CLAIMING | (uint32_t)getpid());
+        atomic_store(&t->node[0].state, RLM_CLAIMING | (uint32_t)getpid());
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    int st;
+    REQUIRE(waitpid(kid, &st, WUNTRACED) == kid && WIFSTOPPED(st));
+    uint64_t t0 = now_us();
+    int s = res_claim(t, "stuck:1", 7);
+    uint64_t first = now_us() - t0;
+    CHECK_EQ(s, (at + 1) % RLM_RES_SLOTS);
+    CHECK(first >= RLM_CLAIM_WAIT_US / 2); /* it waited for the claimer, once */
+    t0 = now_us();
+    for (int i = 0; i < 20; i++) CHECK_EQ(res_claim(t, "stuck:2", 7), s);
+    uint64_t later = now_us() - t0;
+    CHECK(later < first);
+    if (later >= first) printf("    20 lookups: %llu us, the first wait: %llu us\n", (unsigned long long)later,
+                               (unsigned long long)first);
+    /* node slots alike: the first new connection waits, the next ones do not */
+    t0 = now_us();
+    CHECK_EQ(slot_claim(t, "n:1"), 1);
+    first = now_us() - t0;
+    CHECK(first >= RLM_CLAIM_WAIT_US / 2);
+    char name[16];
+    t0 = now_us();
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof(name), "n:%d", i + 2);
+        CHECK_EQ(slot_claim(t, name), i + 2);
+    }
+    CHECK(now_us() - t0 < first);
+    /* the claimer dies: its slot is taken over by the next prefix that probes it first */
+    kill(kid, SIGKILL);
+    waitpid(kid, &st, 0);
+    char r[32];
+    int len = 0;
+    for (int i = 0; i < 100000; i++) {
+        len = snprintf(r, sizeof(r), "y%d", i);
+        if ((int)(rlm_prefix_of(r, (size_t)len).hash % RLM_RES_SLOTS) == at) break;
+    }
+    CHECK_EQ(res_claim(t, r, (size_t)len), at);
+    CHECK_EQ(res_claim(t, "stuck:3", 7), s);
+    CHECK_EQ(slot_claim(t, "n:0"), 0);
+    rlm_unmap(t);
+}
+
+/* A damaged table (any process sharing it can write it): a prefix slot whose length runs
+ * past its name and past the table, a node name without its NUL, state words no claimer
+ * writes. metrics() reads each name within its slot and builds every label in its fixed
+ * buffer; a claimer skips the damaged words at once and leaves them as they are. The table
+ * is on the heap here: the AddressSanitizer build of table_test.sh sees a read past it. */
+static void test_damaged_slots_read_within_bounds(void)
+{
+    rlm_table *t = aligned_alloc(64, sizeof(rlm_table));
+    REQUIRE(t);
+    memset(t, 0, sizeof(*t));
+    int a = res_claim(t, "fine:1", 6);
+    REQUIRE(a != RLM_RES_SLOTS - 1);
+    rlm_add(&t->res[a].c[RLM_RES_ACQ], 1);
+    rlm_res *r = &t->res[RLM_RES_SLOTS - 1];
+    memset(r->name, 0xff, sizeof(r->name));
+    r->len = 1000;
+    rlm_add(&r->c[RLM_RES_ACQ], 7);
+    atomic_store(&r->state, RLM_READY);
+    rlm_node *nd = &t->node[3];
+    memset(nd->name, 0xff, sizeof(nd->name));
+    rlm_add(&nd->req[RLM_REQ_OK], 9);
+    atomic_store(&nd->state, RLM_READY);
+    const uint64_t odd[3] = {(uint64_t)9 << 32 | 5, RLM_CLAIMING, RLM_CLAIMING | 0xfffffff0u};
+    for (int i = 0; i < 3; i++) atomic_store(&t->node[i].state, odd[i]);
+    CHECK_EQ(slot_claim(t, "n:1"), 4);
+    for (int i = 0; i < 3; i++) CHECK_EQ(atomic_load(&t->node[i].state), odd[i]);
+
+    size_t len;
+    char *s = rlm_render(t, 1, &len);
+    REQUIRE(s);
+    CHECK_EQ(strlen(s), len);
+    char want[512];
+    int n = snprintf(want, sizeof(want), "redlock_resource_acquisitions_total{resource=\"");
+    for (int i = 0; i < RLM_PREFIX_LEN; i++) n += snprintf(want + n, sizeof(want) - (size_t)n, "%%FF");
+    snprintf(want + n, sizeof(want) - (size_t)n, "\"} 7\n");
+    CHECK(strstr(s, want) != NULL);
+    CHECK(strstr(s, "redlock_resource_acquisitions_total{resource=\"fine\"} 1\n") != NULL);
+    n = snprintf(want, sizeof(want), "redlock_node_requests_total{node=\"");
+    for (int i = 0; i < RLM_NAME_LEN - 1; i++) n += snprintf(want + n, sizeof(want) - (size_t)n, "\xef\xbf\xbd");
+    snprintf(want + n, sizeof(want) - (size_t)n, "\",result=\"ok\"} 9\n");
+    CHECK(strstr(s, want) != NULL);
+    free(s);
+    free(t);
+}
+
 /* A process killed in the middle of its updates: every counter is added or
  * not, a histogram's count is its buckets, and the others go on. */
 static void test_killed_mid_updates(void)
@@ -536,6 +640,8 @@ static const test_case tests[] = {
     {"dead_claimer_slot_taken_over", test_dead_claimer_slot_taken_over},
     {"live_stuck_claimer_skipped", test_live_stuck_claimer_skipped},
     {"killed_mid_updates", test_killed_mid_updates},
+    {"stopped_claimer_costs_one_wait", test_stopped_claimer_costs_one_wait},
+    {"damaged_slots_read_within_bounds", test_damaged_slots_read_within_bounds},
     {"full_table_other", test_full_table_other},
     {"render_escapes_and_merges", test_render_escapes_and_merges},
     {"resource_threads_one_slot_each", test_resource_threads_one_slot_each},
