@@ -1,11 +1,15 @@
-/* redlock_metrics.c -- pool-wide metrics: RedLock::metrics() in the Prometheus text format (API.md "Metrics").
+/* redlock_metrics.c -- pool-wide metrics: RedLock::metrics() in the Prometheus text format (README "RedLock::metrics()").
  *
  * stats() counts per worker; an operator needs the pool. So one fixed table
  * (rlm_table) holds the counters of every process that shares it:
- * - mapped at MINIT, MAP_SHARED | MAP_ANONYMOUS, before php-fpm forks its
- *   workers: the master and every child (and every thread of a ZTS process)
- *   update the same memory. A new master maps a new table: a restarted pool
- *   starts at 0, and so does a new CLI process.
+ * - one table per user: php-fpm's workers that run as one effective uid
+ *   (every pool of that user) map one file only that uid can open
+ *   (rlm_map_user); a CLI process maps an anonymous table its children
+ *   inherit; every thread of a ZTS process updates the same memory. A
+ *   process binds its table at its first request, never at MINIT: a table
+ *   the master mapped would be inherited by the pools of every user (see
+ *   "the extension" below). A new master makes new tables: a restarted
+ *   pool starts at 0, and so does a new CLI process.
  * - redlock.metrics=0 (or no shared memory): the same table, but private to
  *   this process (static storage): metrics() shows this worker's figures.
  * - Updates are relaxed C11 atomic adds (a fetch_add, no lock, no system
@@ -64,8 +68,12 @@
 #include <string.h>
 #include <time.h>
 #ifndef PHP_WIN32
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -719,8 +727,7 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     buf_sample(&b, "redlock_extensions_total", "by=\"extend\"", counter(t, REDLOCK_M_EXTENSIONS));
     buf_sample(&b, "redlock_extensions_total", "by=\"watchdog\"", counter(t, REDLOCK_M_AUTO_EXTENSIONS));
 
-    static const char *const results[RLM_REQ_COUNT] = {",result=\"ok\"", ",result=\"error\"",
-                                                       ",result=\"timeout\""};
+    static const char *const results[RLM_REQ_COUNT] = {",result=\"ok\"", ",result=\"error\"", ",result=\"timeout\""};
     buf_head(&b, "redlock_node_requests_total", "counter",
              "Round trips to each node by result: ok, error (refused, i/o, authentication, error reply, back-off), "
              "timeout; what stats() counts, for the whole pool. node=\"other\": nodes beyond the table's 64.");
@@ -788,7 +795,8 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     for (int i = 0; i < RLM_NODE_SLOTS; i++)
         if (atomic_load_explicit(&t->node[i].state, memory_order_relaxed) != RLM_FREE) used++;
     buf_head(&b, "redlock_metrics_node_slots", "gauge",
-             "Node slots of the metrics table in use, of 64 (nodes beyond are counted as node=\"other\").");
+             "Node slots of the metrics table in use, of 64 (nodes beyond are counted as node=\"other\"; a slot "
+             "whose claim a stopped process left unfinished counts as in use).");
     buf_sample(&b, "redlock_metrics_node_slots", "", used);
     used = 0;
     for (int i = 0; i < RLM_RES_SLOTS; i++)
@@ -798,8 +806,8 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
              "resource=\"other\").");
     buf_sample(&b, "redlock_metrics_resource_slots", "", used);
     buf_head(&b, "redlock_metrics_shared", "gauge",
-             "1: the figures of every process sharing the table (the php-fpm pool, or every thread); 0: this process "
-             "only (redlock.metrics=0, or no shared memory).");
+             "1: the figures of every process sharing the table (the php-fpm workers that run as this user, or this "
+             "process, its children and threads); 0: this process only (redlock.metrics=0, or no table to share).");
     buf_sample(&b, "redlock_metrics_shared", "", shared ? 1 : 0);
     free(nodes);
     free(res);
@@ -832,14 +840,118 @@ static void rlm_unmap(rlm_table *t)
 #endif
 }
 
+#ifndef PHP_WIN32
+/* A file table's name in its user's directory: the process that ran MINIT (php-fpm's
+ * master) and a random number of that MINIT (a master that exec()s itself to reload
+ * keeps its pid, not its number). */
+static void rlm_file_name(char *out, size_t n, pid_t master, uint64_t nonce)
+{
+    snprintf(out, n, "%d-%016llx", (int)master, (unsigned long long)nonce);
+}
+
+/* In a directory this one just created a file in: the files of masters that are gone,
+ * and of this master before it exec()ed itself. Names of another form are left alone. */
+static void rlm_remove_stale(int dfd, const char *mine, pid_t master)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid;
+        unsigned long long nonce;
+        char again[64];
+        if (sscanf(e->d_name, "%d-%16llx", &pid, &nonce) != 2 || pid <= 0) continue;
+        rlm_file_name(again, sizeof(again), (pid_t)pid, nonce);
+        if (strcmp(again, e->d_name) != 0 || strcmp(e->d_name, mine) == 0) continue;
+        if (pid == master || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) unlinkat(dfd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* The table of the processes of user euid forked by one master (php-fpm's workers of
+ * every pool that runs as euid): the file base/redlock-metrics.<euid>/<master>-<nonce>,
+ * mode 0600 in a directory of mode 0700, both owned by euid: no process of another user
+ * (but root) can open it. The first worker creates it (zero-filled: an empty table),
+ * the others open it. NULL, with why, when it cannot be had or is not euid's alone (a
+ * directory another user made under that name is not used). */
+static rlm_table *rlm_map_user(const char *base, uid_t euid, pid_t master, uint64_t nonce, char *why, size_t wn)
+{
+    _Atomic uint64_t probe;
+    if (!atomic_is_lock_free(&probe)) {
+        snprintf(why, wn, "no lock-free atomics");
+        return NULL;
+    }
+    char dir[256], name[64];
+    struct stat st;
+    snprintf(dir, sizeof(dir), "%s/redlock-metrics.%u", base, (unsigned)euid);
+    rlm_file_name(name, sizeof(name), master, nonce);
+    if (mkdir(dir, 0700) == 0) {
+        chmod(dir, 0700); /* a umask may have left it unusable; never wider */
+    } else if (errno != EEXIST) {
+        snprintf(why, wn, "%s: %s", dir, strerror(errno));
+        return NULL;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0 || fstat(dfd, &st) != 0 || st.st_uid != euid || (st.st_mode & 077)) {
+        snprintf(why, wn, "%s is not this user's alone", dir);
+        if (dfd >= 0) close(dfd);
+        return NULL;
+    }
+    int fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    void *m = MAP_FAILED;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != euid || (st.st_mode & 077)) {
+        snprintf(why, wn, "%s/%s: %s", dir, name, fd < 0 ? strerror(errno) : "not this user's alone");
+    } else if (st.st_size < (off_t)sizeof(rlm_table) && ftruncate(fd, (off_t)sizeof(rlm_table)) != 0) {
+        /* a sibling that opens it before the creator sized it sizes it too: the same size, zeros */
+        snprintf(why, wn, "%s/%s: %s", dir, name, strerror(errno));
+    } else {
+        m = mmap(NULL, sizeof(rlm_table), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) snprintf(why, wn, "mmap: %s", strerror(errno));
+    }
+    if (fd >= 0) close(fd);
+    if (created && m != MAP_FAILED) rlm_remove_stale(dfd, name, master);
+    close(dfd);
+    return m == MAP_FAILED ? NULL : (rlm_table *)m;
+}
+#endif
+
 #ifndef RLM_TABLE_ONLY
 /* ---------- the extension ---------- */
 
-static rlm_table rlm_private;           /* redlock.metrics=0: this process' figures */
+/* Which table a process uses, and why (README "RedLock::metrics()"): the figures
+ * must stay with the user that made them. A table mapped at MINIT would be inherited
+ * by every php-fpm pool, whatever user it runs as, and nothing can take it back from a
+ * process that holds it. So MINIT maps nothing; each process binds at its first
+ * request (RINIT, before any of its code runs), by its effective uid then:
+ * - the process that ran MINIT (the CLI, a single-process server): an anonymous shared
+ *   mapping; the children it forks later inherit it (same user: they keep it);
+ * - a process forked from it before that (php-fpm's workers, pre-forked servers): the
+ *   file table of its euid and master (rlm_map_user), which its siblings of the same
+ *   user map too and no other user can open;
+ * - a process whose euid is not the one its table was bound for (a child that
+ *   inherited a table and then changed user): that table is dropped (unmapped) and the
+ *   process binds anew for its own euid;
+ * - redlock.metrics=0, or no table to be had: rlm_private, this process' figures. */
+static rlm_table rlm_private;
 static rlm_table *rlm_t = &rlm_private; /* the table every update goes to */
 static bool rlm_is_shared;
-static const char *rlm_private_why = "redlock.metrics=0";
-static _Atomic uint64_t rlm_wd_seen; /* the watchdog's extensions this process has reported */
+static bool rlm_on;                             /* redlock.metrics, read at MINIT */
+static char rlm_why[320] = "redlock.metrics=0"; /* private: why; shared: what */
+static _Atomic uint64_t rlm_wd_seen;            /* the watchdog's extensions this process has reported */
+#ifndef PHP_WIN32
+static pid_t rlm_master;               /* the process that ran MINIT */
+static uint64_t rlm_nonce;             /* and a random number of that MINIT */
+static _Atomic uint64_t rlm_bound_gen; /* the fork generation the binding was made or checked in (0: none) */
+static uid_t rlm_bound_euid;
+static pthread_mutex_t rlm_bind_lock = PTHREAD_MUTEX_INITIALIZER;
+#define RLM_SHM_DIR "/dev/shm"
+#endif
 
 void php_redlock_metrics_startup(void)
 {
@@ -847,16 +959,71 @@ void php_redlock_metrics_startup(void)
     /* PHP_INI_SYSTEM: read once, here, before php-fpm forks */
     const char *v = zend_ini_string("redlock.metrics", sizeof("redlock.metrics") - 1, 0);
     zend_string *zv = zend_string_init(v ? v : "1", v ? strlen(v) : 1, 1);
-    bool on = zend_ini_parse_bool(zv);
+    rlm_on = zend_ini_parse_bool(zv);
     zend_string_release_ex(zv, 1);
-    if (!on) return;
-    rlm_table *t = rlm_map_shared();
-    if (t) {
-        rlm_t = t;
-        rlm_is_shared = true;
-    } else {
-        rlm_private_why = "no shared memory (mmap failed)";
+#ifndef PHP_WIN32
+    rlm_master = getpid();
+    if (rl_random_system.fill(rl_random_system.ctx, &rlm_nonce, sizeof(rlm_nonce)) != 0)
+        rlm_nonce = rl_clock_monotonic.now_us(NULL) ^ ((uint64_t)rlm_master << 40);
+#else
+    if (rlm_on) snprintf(rlm_why, sizeof(rlm_why), "no shared memory on Windows");
+#endif
+}
+
+#ifndef PHP_WIN32
+static void retrack_pooled(php_redlock_pooled *p, void *ctx)
+{
+    (void)ctx;
+    if (!p->sub) p->mseen.node = &rlm_t->node[slot_claim(rlm_t, p->name)];
+}
+
+/* rlm_bind_lock held: the table of this process for euid (see above) */
+static void rlm_bind(uint64_t gen, uid_t euid)
+{
+    bool inherited_same_user = atomic_load(&rlm_bound_gen) != 0 && rlm_bound_euid == euid;
+    if (rlm_on && !inherited_same_user) {
+        rlm_table *old = rlm_is_shared ? rlm_t : NULL;
+        rlm_table *t;
+        char why[sizeof(rlm_why)];
+        if (getpid() == rlm_master) {
+            t = rlm_map_shared();
+            snprintf(why, sizeof(why), t ? "this process and its children" : "no shared memory (mmap failed)");
+        } else {
+            t = rlm_map_user(RLM_SHM_DIR, euid, rlm_master, rlm_nonce, why, sizeof(why));
+            if (t) {
+                snprintf(why, sizeof(why), "the processes of uid %u forked by pid %d (%s/redlock-metrics.%u/)",
+                         (unsigned)euid, (int)rlm_master, RLM_SHM_DIR, (unsigned)euid);
+            }
+        }
+        if (!t) memset(&rlm_private, 0, sizeof(rlm_private)); /* nothing of another user's */
+        rlm_t = t ? t : &rlm_private;
+        rlm_is_shared = t != NULL;
+        snprintf(rlm_why, sizeof(rlm_why), "%s", why);
+        /* this thread's connections count into the new table from now on */
+        php_redlock_pool_each(retrack_pooled, NULL);
+#ifndef ZTS
+        /* another user's figures: out of this process (in a ZTS process another thread may be in an update) */
+        if (old) rlm_unmap(old);
+#else
+        (void)old;
+#endif
     }
+    rlm_bound_euid = euid;
+    atomic_store(&rlm_bound_gen, gen);
+}
+#endif
+
+void php_redlock_metrics_rinit(void)
+{
+#ifndef PHP_WIN32
+    uint64_t gen = rl_fork_generation();
+    uid_t euid = geteuid();
+    /* every request but a process' first: a load and a compare */
+    if (atomic_load_explicit(&rlm_bound_gen, memory_order_acquire) == gen && rlm_bound_euid == euid) return;
+    pthread_mutex_lock(&rlm_bind_lock);
+    if (atomic_load(&rlm_bound_gen) != gen || rlm_bound_euid != euid) rlm_bind(gen, euid);
+    pthread_mutex_unlock(&rlm_bind_lock);
+#endif
 }
 
 void php_redlock_metrics_shutdown(void)
@@ -974,13 +1141,13 @@ void php_redlock_metrics_sync_pool(void)
 
 void php_redlock_metrics_info(void)
 {
-    char buf[160];
+    char buf[sizeof(rlm_why) + 32];
     rlm_table *t = rlm_t;
     php_redlock_metrics_sync_pool();
     if (rlm_is_shared) {
-        snprintf(buf, sizeof(buf), "shared by the pool (%zu KiB of shared memory)", (sizeof(rlm_table) + 1023) / 1024);
+        snprintf(buf, sizeof(buf), "shared by %s, %zu KiB", rlm_why, (sizeof(rlm_table) + 1023) / 1024);
     } else {
-        snprintf(buf, sizeof(buf), "this process only (%s)", rlm_private_why);
+        snprintf(buf, sizeof(buf), "this process only (%s)", rlm_why);
     }
     php_info_print_table_row(2, "Metrics", buf);
     static const struct {

@@ -8,6 +8,7 @@
 #include "../../redlock_metrics.c"
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "../../redlock_core/tests/check.h"
@@ -42,6 +43,13 @@ static int ready_slots(const rlm_table *t)
 {
     int n = 0;
     for (int i = 0; i < RLM_NODE_SLOTS; i++) n += atomic_load(&t->node[i].state) == RLM_READY;
+    return n;
+}
+
+static int ready_res(const rlm_table *t)
+{
+    int n = 0;
+    for (int i = 0; i < RLM_RES_SLOTS; i++) n += atomic_load(&t->res[i].state) == RLM_READY;
     return n;
 }
 
@@ -239,8 +247,9 @@ static void test_stopped_claimer_costs_one_wait(void)
     for (int i = 0; i < 20; i++) CHECK_EQ(res_claim(t, "stuck:2", 7), s);
     uint64_t later = now_us() - t0;
     CHECK(later < first);
-    if (later >= first) printf("    20 lookups: %llu us, the first wait: %llu us\n", (unsigned long long)later,
-                               (unsigned long long)first);
+    if (later >= first)
+        printf("    20 lookups: %llu us, the first wait: %llu us\n", (unsigned long long)later,
+               (unsigned long long)first);
     /* node slots alike: the first new connection waits, the next ones do not */
     t0 = now_us();
     CHECK_EQ(slot_claim(t, "n:1"), 1);
@@ -348,6 +357,93 @@ static void test_killed_mid_updates(void)
     rlm_unmap(t);
 }
 
+/* ---- the table of a user's workers (rlm_map_user) ---- */
+
+static int file_exists(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+static void touch_in(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    int fd = open(p, O_WRONLY | O_CREAT, 0600);
+    if (fd >= 0) close(fd);
+}
+
+/* Two workers of one master and user (forked from it, as php-fpm's are) map one table;
+ * the file and its directory are the user's alone; the first worker of a new master
+ * removes the files of masters that are gone and of this one before it exec()ed, and
+ * leaves live masters' and names of another form; a directory that is not the user's
+ * alone is not used. */
+static void test_user_table_file(void)
+{
+    char base[] = "/tmp/rlm-users.XXXXXX";
+    REQUIRE(mkdtemp(base));
+    uid_t me = geteuid();
+    pid_t master = getpid();
+    char why[320] = "", dir[512];
+    snprintf(dir, sizeof(dir), "%s/redlock-metrics.%u", base, (unsigned)me);
+    rlm_table *t = rlm_map_user(base, me, master, 0x1234, why, sizeof(why));
+    REQUIRE(t);
+    struct stat st;
+    CHECK(stat(dir, &st) == 0 && st.st_uid == me && (st.st_mode & 0777) == 0700);
+    char name[64], path[600];
+    rlm_file_name(name, sizeof(name), master, 0x1234);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    CHECK(stat(path, &st) == 0 && st.st_uid == me && (st.st_mode & 0777) == 0600 && st.st_size == sizeof(rlm_table));
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) {
+        char w[320];
+        rlm_table *c = rlm_map_user(base, me, master, 0x1234, w, sizeof(w));
+        if (!c) _exit(3);
+        rlm_add(&c->counter[REDLOCK_M_ACQ_EXCLUSIVE], 5);
+        rlm_add(&c->res[res_claim(c, "sibling:1", 9)].c[RLM_RES_ACQ], 1);
+        _exit(0);
+    }
+    int wst;
+    CHECK_EQ(waitpid(kid, &wst, 0), kid);
+    CHECK(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+    CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]), 5);
+    CHECK_EQ(ready_res(t), 1);
+    rlm_unmap(t);
+
+    /* stale files: a master gone, this master before an exec; kept: a live master's, another form */
+    kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) _exit(0);
+    waitpid(kid, &wst, 0);
+    char gone[64], live[64];
+    rlm_file_name(gone, sizeof(gone), kid, 7);
+    rlm_file_name(live, sizeof(live), getppid(), 7);
+    touch_in(dir, gone);
+    touch_in(dir, live);
+    touch_in(dir, "notes.txt");
+    t = rlm_map_user(base, me, master, 0x5678, why, sizeof(why));
+    REQUIRE(t);
+    CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]), 0); /* a new master's table starts at 0 */
+    CHECK(!file_exists(dir, gone));
+    CHECK(!file_exists(dir, name));
+    CHECK(file_exists(dir, live));
+    CHECK(file_exists(dir, "notes.txt"));
+    char mine[64];
+    rlm_file_name(mine, sizeof(mine), master, 0x5678);
+    CHECK(file_exists(dir, mine));
+    rlm_unmap(t);
+
+    /* a directory others can enter is not used */
+    CHECK(chmod(dir, 0755) == 0);
+    CHECK(rlm_map_user(base, me, master, 0x5678, why, sizeof(why)) == NULL);
+    CHECK(strstr(why, "not this user's alone") != NULL);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+    CHECK(system(cmd) == 0);
+}
+
 /* ---- the "other" slot and the exposition ---- */
 
 static void test_full_table_other(void)
@@ -409,13 +505,6 @@ static void test_render_escapes_and_merges(void)
 }
 
 /* ---- resource prefixes ---- */
-
-static int ready_res(const rlm_table *t)
-{
-    int n = 0;
-    for (int i = 0; i < RLM_RES_SLOTS; i++) n += atomic_load(&t->res[i].state) == RLM_READY;
-    return n;
-}
 
 /* resources of 10 prefixes, claimed by every thread at once: one slot per prefix, counts exact */
 #define RES_PREFIXES 10 /* (divides PER_THREAD) */
@@ -642,6 +731,7 @@ static const test_case tests[] = {
     {"killed_mid_updates", test_killed_mid_updates},
     {"stopped_claimer_costs_one_wait", test_stopped_claimer_costs_one_wait},
     {"damaged_slots_read_within_bounds", test_damaged_slots_read_within_bounds},
+    {"user_table_file", test_user_table_file},
     {"full_table_other", test_full_table_other},
     {"render_escapes_and_merges", test_render_escapes_and_merges},
     {"resource_threads_one_slot_each", test_resource_threads_one_slot_each},
