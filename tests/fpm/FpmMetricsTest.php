@@ -196,6 +196,9 @@ final class FpmMetricsTest extends RedLockTestCase
             'a' => ['res' => 'reset-password-customer4711', 'nodes' => array_slice($all, 0, 3), 'n' => 12],
             'b' => ['res' => 'payroll-export-www', 'nodes' => array_slice($all, -3), 'n' => 20],
         ];
+        // the users' table directories this test makes, removed at its end
+        $dirs = array_filter(array_map(fn($u) => '/dev/shm/redlock-metrics.' . posix_getpwnam($u)['uid'], $users),
+            fn($d) => !file_exists($d));
         $fpm = $this->startFpm(['pools' => array_map(fn($u) => ['user' => $u, 'workers' => 2], $users)]);
         foreach ($pool as $name => $p) {
             // (a worker has its title once it set itself up: bounded wait)
@@ -237,5 +240,9 @@ final class FpmMetricsTest extends RedLockTestCase
             $this->assertSame($want, $this->result($r['body'])['probe'], "pool $name lists $dir and opens {$files[0]}");
         }
         self::metric(sprintf('metrics: pools as nobody and www-data, %d and %d cycles, each its own', $pool['a']['n'], $pool['b']['n']));
+        $fpm->stop(); // removes its tables
+        foreach ($dirs as $d) {
+            @rmdir($d);
+        }
     }
 }
