@@ -97,11 +97,13 @@ ZEND_INI_MH(php_redlock_ini_update_STRING);
 ZEND_INI_MH(php_redlock_ini_update_LOST);
 ZEND_INI_MH(php_redlock_ini_update_GRACE);
 
-/* ---------- pool-wide metrics (redlock_metrics.c, API.md "Metrics") ----------
- * One fixed table for the whole pool, in shared memory mapped at MINIT
- * (before php-fpm forks its workers; every thread of a ZTS process uses it),
- * or, with redlock.metrics=0, a table of this process only. Every update is
- * a relaxed atomic add: no lock, no system call. */
+/* ---------- pool-wide metrics (redlock_metrics.c, README "RedLock::metrics()") ----------
+ * One fixed table in shared memory for the processes of one user: php-fpm's
+ * workers of that user (a file only that user can open), or a process and its
+ * children; every thread of a ZTS process uses it. Bound at each process'
+ * first RINIT, never inherited across users; with redlock.metrics=0, a table
+ * of this process only. Every update is a relaxed atomic add: no lock, no
+ * system call. */
 
 /* the pool's counters (redlock_*_total) */
 enum php_redlock_metric {
@@ -131,6 +133,8 @@ typedef struct php_redlock_mseen {
 /* MINIT (after the INI entries) and MSHUTDOWN */
 void php_redlock_metrics_startup(void);
 void php_redlock_metrics_shutdown(void);
+/* RINIT, first: binds this process' table at its first request (and after a fork or a change of euid) */
+void php_redlock_metrics_rinit(void);
 void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
 /* the slot of a resource's prefix (found or claimed; the "other" slot when the table is
  * full): what the per-resource calls below take. resource: as given, without the group's prefix */
