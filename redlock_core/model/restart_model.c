@@ -134,9 +134,12 @@ typedef struct world {
     /* per run: the adversary */
     int p_slow, p_damage, timeout_ms, w_restart, w_cut, w_fresh;
     /* a schedule the adversary may pick: client 0 never reaches N - q nodes
-     * (split), and every client stays idle while it holds until N - q restarts
-     * have happened since it won (quiet) */
+     * (split); quiet: once client 0 turns to its long TTL, the others wait
+     * for its lock; while it is valid, the lock's nodes restart empty (N - q
+     * of them), then nobody acts for settle ms, then client 0 waits while the
+     * others act, the nodes that still hold its key mostly slow */
     int split, quiet, restarts_since, wins_long;
+    uint64_t lost_at, settle_us;
     uint64_t slow_mask; /* (a scripted run: these nodes answer after the timeout) */
     int64_t window_ms; /* a restarted node counts as within its grace this long */
     int violation;
@@ -176,6 +179,14 @@ static int64_t node_ms(const world *w, int i) { return w->nd[i].off_ms + (int64_
 static int64_t node_ms_at(const world *w, int i, uint64_t t) { return w->nd[i].off_ms + (int64_t)((double)(t / 1000u) * w->nd[i].rate); }
 
 static int key_live(const world *w, int i) { return w->nd[i].exp_ms && node_ms(w, i) < w->nd[i].exp_ms; }
+
+/* the node holds client 0's key (quiet, below) */
+static int held_by_0(const world *w, int i)
+{
+    const client *h = &w->cl[0];
+    const node *d = &w->nd[i];
+    return h->holding && key_live(w, i) && d->toklen == h->info.token_len && memcmp(d->tok, h->info.token, d->toklen) == 0;
+}
 
 /* ---- the nodes: what the scripts do (rl_lock.c, rl_fence.c) ---- */
 
@@ -452,6 +463,8 @@ static int mt_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_dec
         uint64_t go = 100 + (uint64_t)below(900), back = 100 + (uint64_t)below(900);
         if (below(100) < w->p_slow) go += (uint64_t)below(3 * w->timeout_ms) * 1000u;
         if (w->slow_mask >> i & 1) go += (uint64_t)w->timeout_ms * 1000u;
+        if (w->quiet && w->restarts_since >= n - w->q && held_by_0(w, i) && below(4))
+            go += (uint64_t)w->timeout_ms * 1000u;
         if (below(100) < w->p_slow / 2) back += (uint64_t)below(2 * w->timeout_ms) * 1000u;
         if (below(50) == 0) go += (uint64_t)below(20) * 1000u;
         qmsg *q = &w->mq[w->nq];
@@ -620,9 +633,10 @@ static void restart(world *w, int i)
 {
     node *d = &w->nd[i];
     /* (for quiet: an empty restart of a node that held client 0's key) */
-    const client *h = &w->cl[0];
-    w->restarts_since += !d->aof && h->holding && key_live(w, i) && d->toklen == h->info.token_len &&
-                         memcmp(d->tok, h->info.token, d->toklen) == 0;
+    if (!d->aof && held_by_0(w, i)) {
+        w->restarts_since++;
+        w->lost_at = w->now;
+    }
     d->run = ++w->runs;
     d->start_us = d->restart_us = w->now;
     if (!d->aof) {
@@ -636,6 +650,19 @@ static void restart(world *w, int i)
 }
 
 /* ---- a run ---- */
+
+/* quiet's phase at event e: 0 not quiet (or over), 1 client 0 takes its long
+ * lock, 2 its nodes restart, 3 nobody acts (settle), 4 the others act */
+static int phase(const world *w, int e)
+{
+    const client *h = &w->cl[0];
+    if (!w->quiet || e < h->long_at) return 0;
+    if (!w->wins_long) return 1;
+    if (!h->holding || h->info.valid_until_us <= w->now) return 0;
+    if (w->restarts_since < w->n - w->q) return 2;
+    return w->now < w->lost_at + w->settle_us ? 3 : 4;
+}
+
 
 static void next_time(world *w)
 {
@@ -708,6 +735,7 @@ static void one_run(world *w, int n, int variant, int tracing)
     if (ndamaged) w->nd[below(n)].damaged = 1;
     w->split = below(2);
     w->quiet = below(3) > 0;
+    w->settle_us = (uint64_t)(2000 + below(2000)) * 1000u;
     for (int i = w->q; i < n && w->split; i++) w->cl[0].cn[i].cut = 1;
     /* the processes knew every node's run_id before (a fresh process: the
      * variant fresh, first sight of every node) */
@@ -721,17 +749,19 @@ static void one_run(world *w, int n, int variant, int tracing)
         int ci = below(NC);
         if (e == w->cl[0].long_at) w->cl[0].ttl = w->cl[0].long_ttl;
         client *c = &w->cl[ci];
-        /* quiet: from client 0's turn to its long TTL, the others wait for its
-         * lock, then every client waits for N - q restarts */
-        int h0 = w->cl[0].holding && w->cl[0].info.valid_until_us > w->now;
-        if (w->quiet && e >= w->cl[0].long_at && what < 8 &&
-            (h0 ? w->restarts_since < n - w->q : ci != 0 && !w->wins_long && !w->cl[0].holding)) {
-            if (!h0 || below(2)) {
-                advance(w, w->now + (uint64_t)(1 + below(1500)) * 1000u);
+        int ph = phase(w, e);
+        if (ph && (what < 8 || what >= 13)) {
+            /* (quiet: see world.quiet) */
+            if (ph == 1 && ci == 0 && what < 8) {
+                /* client 0 may act */
+            } else if (ph == 2 && what < 8 && below(2)) {
+                what = 8;
+            } else if (ph == 4 && what < 8 && ci != 0) {
+                /* the others act */
+            } else {
+                advance(w, w->now + (uint64_t)(1 + below(ph == 3 ? 700 : 1500)) * 1000u);
                 continue;
             }
-            what = 8;
-            if (w->p_slow < 40) w->p_slow = 40; /* (and the nodes it still holds slow) */
         }
         if (what < 8) {
             /* (an extend() once the validity ran out: only late-extend) */
