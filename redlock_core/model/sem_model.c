@@ -1,6 +1,9 @@
 /* sem_model.c -- randomized explorer of the semaphore quorum rule (API.md "Semaphores").
  *
- * Not the C core: a model of the rule itself. N nodes (3, 5), C clients (3, 4), a
+ * A model of the rule whose slots decision is the core's: the answers go to
+ * rl_permit_decided (decide_permit and permit_count of rl_acquire_permit, linked
+ * with the core objects; the slots kept are the lowest with a quorum, as there)
+ * and the quorum is rl_quorum's, so a bug there fails this check. N nodes (3, 5), C clients (3, 4), a
  * semaphore of limit L (1, 2, 3) and, per run, a weight W (1, or 2 when L >= 2) that
  * every client asks for. Every client runs K acquisitions. Each request and each
  * reply is a message on the FIFO channel of one (client, node) pair -- a connection --
@@ -32,6 +35,8 @@
  * violation or a broken variant has none.
  *
  * Usage: sem_model [runs-per-configuration] [seed]   (defaults 3000, 20261202) */
+#include "rl_internal.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,7 +121,7 @@ static msg pop(chan *ch)
     return m;
 }
 
-static int quorum(int n) { return n / 2 + 1; }
+static int quorum(int n) { return rl_quorum(n); }
 
 /* a node runs one message of client ci */
 static void node_run(world *w, int i, int ci, msg m)
@@ -192,20 +197,28 @@ static void decide(world *w, int ci, int final)
             return;
         }
     } else {
-        int ok = 0, maybe = 0;
-        for (int s = 0; s < w->lim; s++) {
-            int k = 0;
-            for (int i = 0; i < w->n; i++) k += c->got[i] > 0 && (c->got[i] >> s & 1);
-            if (k >= q && ok < w->w) {
+        /* the core's: each node's answer as the permit script's ("0,2": the
+         * slots it set; nil: none), a pending one failed when final */
+        rl_result r[MAXN];
+        for (int i = 0; i < w->n; i++) {
+            memset(&r[i], 0, sizeof(r[i]));
+            r[i].state = c->got[i] >= 0 ? RL_ANSWERED : final ? RL_FAILED : RL_PENDING;
+            rl_reply *y = &r[i].reply;
+            y->type = c->got[i] > 0 ? RL_REPLY_STRING : RL_REPLY_NIL;
+            for (int s = 0; s < w->lim && c->got[i] > 0; s++)
+                if (c->got[i] >> s & 1)
+                    y->len += (size_t)snprintf(y->str + y->len, sizeof(y->str) - y->len, "%s%d", y->len ? "," : "", s);
+        }
+        rl_ctx x = {.n = w->n};
+        short cnt[MAXL];
+        int other, ok = 0;
+        if (!rl_permit_decided(&x, 0.01, w->lim, w->w, r, w->n, cnt, &other)) return;
+        for (int s = 0; s < w->lim && ok < w->w; s++) /* the lowest with a quorum (rl_acquire_permit) */
+            if (cnt[s] >= q) {
                 ok++;
                 kept |= 1 << s;
             }
-            maybe += k + pending >= q;
-        }
-        if (ok >= w->w)
-            win = 1;
-        else if (maybe >= w->w)
-            return;
+        win = ok >= w->w;
     }
     if (win) {
         c->state = C_HOLD;
