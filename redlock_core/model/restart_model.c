@@ -18,16 +18,21 @@
  * (grace 'auto') and its own connections: a connection learns the node's
  * identity (run_id, uptime in whole seconds, aof) when it connects; a restart
  * breaks every connection to the node, and the next command reconnects.
- * Client 0 uses a long TTL, the others short ones. Events, at random:
+ * Every client uses a short TTL; client 0 turns to a long one (5 or 30 s) at
+ * some point of the run (the first long lock of the list). Events, at random:
  *   - a client's lock() (one attempt), extend() or release();
  *   - a node restarts empty (AOF off) or with its data (AOF on). At most
  *     N - q nodes are within their grace at once (the operator's part), and
  *     several may restart within one grace; no node restarts while a maxttl key
  *     younger than 3 s exists (the documented blind window of a fresh process);
  *   - a client process restarts (a fresh rl_restart, new connections);
- *   - a link (client, node) is cut or healed (a cut link times out);
+ *   - a partition: up to N - q of a client's links cut, the others healed (a
+ *     cut link times out; in half the runs client 0 never reaches N - q nodes);
  *   - time passes: a little, up to a TTL, or to just after the next key
- *     expiry or restarted node's grace (where the rules are tight).
+ *     expiry, validity end or restarted node's grace (where the rules are tight).
+ * In two thirds of the runs the events follow a schedule (quiet, see world):
+ * client 0's long lock, N - q of its nodes restarting, then the others acting
+ * with its remaining nodes mostly slow -- the shape of the reproduction.
  * Per command and node: answered in about a ms, or slow (RL_PENDING when the
  * call decides; the request still lands later, in order on its connection),
  * or timed out (its request may land later too); a damaged node answers
@@ -40,17 +45,26 @@
  * returned has a larger fence.
  *
  * Variants:
- *   core        the core as linked (restart_grace 'auto'): its expected verdict
- *               is an argument (safe or caught), see main()
- *   no-check    rl_ctx.rs = NULL (restart_grace 0)          -- must be caught
- *   grace-1s    restart_grace 1000 ms, the long TTL 30 s     -- must be caught
+ *   core         the core as linked (restart_grace 'auto'), extend() only while
+ *                the lock is valid; plus the scripted reproduction of two nodes
+ *                restarted within one grace (scripted()). Expected: an argument
+ *                (safe or caught; the Makefile's RESTART_MODEL_CORE)
+ *   late-extend  core, and extend() also once the validity ran out (a restored
+ *                lock, a late call). Expected: an argument (RESTART_MODEL_LATE)
+ *   fresh        core with fresh processes (first sight of every node) at the
+ *                start and mid-run: information only (a fresh process that sees
+ *                no old maxttl key among the answers takes a restarted node for a
+ *                new cluster's: the documented limit)
+ *   no-check     rl_ctx.rs = NULL (restart_grace 0)             -- must be caught
+ *   grace-1s     restart_grace 1000 ms, the long TTL 5 or 30 s   -- must be caught
  *
  * Randomized with a fixed seed, bounded runs and events: reproducible. Prints the
  * counterexamples per variant and node count, the shortest of each variant, and
  * "N passed, N failed".
  *
  * Usage: restart_model [runs-per-configuration] [seed] [core: safe|caught]
- *        (defaults 2000, 20261206, safe) */
+ *        [late-extend: safe|caught]   (defaults 2000, 20261206, safe, safe)
+ *        restart_model scripted       (the reproduction alone, traced) */
 #include "rl_internal.h"
 
 #include <inttypes.h>
@@ -269,8 +283,8 @@ static void node_exec(world *w, const qmsg *m, rl_reply *r)
             r->type = RL_REPLY_NIL;
         }
         if (m->kind == K_ACQ && m->maxttl) maxttl(w, i, m->ttl, r);
-        tr(w, "n%d runs c%d's %s: %s%s", i, m->c, m->kind == K_ACQ ? (m->maxttl ? "SET (checked)" : "SET (calm)") : "repair SET",
-           live ? "nil" : "OK", r->naux ? "" : "");
+        tr(w, "n%d runs c%d's %s: %s", i, m->c,
+           m->kind == K_ACQ ? (m->maxttl ? "SET (checked)" : "SET (calm)") : "repair SET", live ? "nil" : "OK");
         if (r->naux) tr(w, "  n%d answers maxttl %lld, age %lld", i, r->aux[0], r->aux[1]);
         if (m->kind == K_ACQ) damage(w, i, r);
         break;
@@ -801,8 +815,6 @@ static void one_run(world *w, int n, int variant, int tracing)
 static int scripted(void)
 {
     world *w = &W;
-    rng_state = 1;
-    one_run(w, 5, V_CORE, 1); /* (a world to start from; its events replaced below) */
     memset(w, 0, offsetof(world, trace));
     w->n = 5;
     w->q = 3;
