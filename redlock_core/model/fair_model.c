@@ -343,7 +343,7 @@ static int enabled(const world *w, act *out)
             if (w->down[k][i].len) out[m++] = (act){A_READ, k, i, w->slow[k][i]};
             if (c->state == C_CRASHED && !w->up[k][i].len && (w->entry[i][k] || w->owner[i] == k + 1))
                 out[m++] = (act){A_EXPIRE, k, i, 3};
-            room &= w->up[k][i].len <= QCAP - 4 && w->down[k][i].len <= QCAP - 4;
+            room &= w->up[k][i].len + w->down[k][i].len <= QCAP - 4; /* (each request may add a reply) */
             empty &= !w->up[k][i].len;
         }
         /* calm: a client retries once its requests are out (the release fanout) */
