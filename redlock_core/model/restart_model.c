@@ -50,7 +50,8 @@
  *                restarted within one grace (scripted()). Expected: an argument
  *                (safe or caught; the Makefile's RESTART_MODEL_CORE)
  *   late-extend  core, and extend() also once the validity ran out (a restored
- *                lock, a late call). Expected: an argument (RESTART_MODEL_LATE)
+ *                lock, a late call); plus its scripted reproduction
+ *                (scripted_late()). Expected: an argument (RESTART_MODEL_LATE)
  *   fresh        core with fresh processes (first sight of every node) at the
  *                start and mid-run: information only (a fresh process that sees
  *                no old maxttl key among the answers takes a restarted node for a
@@ -64,7 +65,7 @@
  *
  * Usage: restart_model [runs-per-configuration] [seed] [core: safe|caught]
  *        [late-extend: safe|caught]   (defaults 2000, 20261206, safe, safe)
- *        restart_model scripted       (the reproduction alone, traced) */
+ *        restart_model scripted|scripted-late   (a reproduction alone, traced) */
 #include "rl_internal.h"
 
 #include <inttypes.h>
@@ -782,7 +783,7 @@ static void one_run(world *w, int n, int variant, int tracing)
             int late = c->holding && c->info.valid_until_us <= w->now;
             if (!c->holding)
                 do_lock(w, ci);
-            else if (below(3) == 0 || (late && variant != V_LATE))
+            else if (below(variant == V_LATE ? 8 : 3) == 0 || (late && variant != V_LATE))
                 do_release(w, ci);
             else
                 do_extend(w, ci);
@@ -812,17 +813,18 @@ static void one_run(world *w, int n, int variant, int tracing)
 /* the reproduction of HACKING.md "Restarted nodes": 5 nodes, V (c1) used 1 s
  * TTLs; H (c0), cut off from n3 and n4, takes the lock for 30 s on n0-n2; n1
  * and n2 restart empty; n0 is slow during V's next lock() */
-static int scripted(void)
+/* a scripted run's world: n nodes up for 1000 s, clients with 1 s TTLs that
+ * knew every node's run_id, answers in about a ms, traced */
+static void scripted_world(world *w, int n)
 {
-    world *w = &W;
+    rng_state = 20261206u; /* (the tokens, and the answers' delays) */
     memset(w, 0, offsetof(world, trace));
-    w->n = 5;
-    w->q = 3;
+    w->n = n;
+    w->q = rl_quorum(n);
     w->tracing = 1;
     w->now = T0_US;
     w->timeout_ms = 300;
-    w->window_ms = 32302;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < n; i++) {
         w->nd[i].run = ++w->runs;
         w->nd[i].start_us = T0_US - 1000000000u;
         w->nd[i].rate = 1.0;
@@ -830,11 +832,18 @@ static int scripted(void)
     for (int ci = 0; ci < NC; ci++) {
         client_fresh(w, ci);
         w->cl[ci].ttl = 1000;
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < n; i++) {
             w->cl[ci].cn[i].run = w->nd[i].run;
             w->cl[ci].cn[i].id.inc = 1;
         }
     }
+}
+
+static int scripted(void)
+{
+    world *w = &W;
+    scripted_world(w, 5);
+    w->window_ms = 32302;
     do_lock(w, 1);
     do_release(w, 1);
     advance(w, w->now + 5000000u);
@@ -849,17 +858,39 @@ static int scripted(void)
     do_lock(w, 1);
     return w->violation;
 }
-static int scripted_quiet(void)
+/* late-extend's: 3 nodes; V (c1) locked at t=0 and let it expire; n2
+ * restarts; H (c0), cut off from n2, takes the lock on n0, n1; n1 restarts;
+ * V's extend() finds no key on n1 and n2, both restarted since its lock
+ * began, and repairs them: two holders */
+static int scripted_late(void)
 {
-    int v = scripted();
+    world *w = &W;
+    scripted_world(w, 3);
+    w->window_ms = 7052;
+    w->cl[0].ttl = 5000;
+    do_lock(w, 1);
+    advance(w, w->now + 1000000u);
+    restart(w, 2);
+    advance(w, w->now + 8000000u);
+    w->cl[0].cn[2].cut = 1;
+    do_lock(w, 0);
+    advance(w, w->now + 500000u);
+    restart(w, 1);
+    do_extend(w, 1);
+    return w->violation;
+}
+
+static int scripted_quiet(int (*f)(void))
+{
+    int v = f();
     W.tracing = 0;
     return v;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "scripted") == 0) {
-        int v = scripted();
+    if (argc > 1 && (strcmp(argv[1], "scripted") == 0 || strcmp(argv[1], "scripted-late") == 0)) {
+        int v = argv[1][8] ? scripted_late() : scripted();
         for (int t = 0; t < W.tlines; t++) printf("%s\n", W.trace[t]);
         return v;
     }
@@ -914,9 +945,14 @@ int main(int argc, char **argv)
     printf("\n");
     /* the reproduction of HACKING.md (scripted()): a counterexample of core */
     memset(&W, 0, sizeof(W));
-    int repro = scripted_quiet();
+    int repro = scripted_quiet(scripted);
     viol[V_CORE] += repro;
     printf("core        scripted reproduction (5 nodes, 2 restarted in one grace): %s\n",
+           repro ? "counterexample" : "no violation");
+    memset(&W, 0, sizeof(W));
+    repro = scripted_quiet(scripted_late);
+    viol[V_LATE] += repro;
+    printf("late-extend scripted reproduction (3 nodes, an expired lock repaired): %s\n",
            repro ? "counterexample" : "no violation");
     for (int v = 0; v < NVARIANTS; v++) {
         if (broken[v] < 0) {
