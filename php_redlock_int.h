@@ -204,6 +204,7 @@ typedef struct php_redlock_pooled {
     rl_calm calm;
     int calm_grace;
     double calm_drift;
+    uint64_t calm_nodes; /* the node list it was judged in (redlock_nodes.c nodes_key) */
     size_t calm_keylen;
     char calm_key[REDLOCK_MAX_PREFIX + RL_MAXTTL_SUFFIX_LEN];
 } php_redlock_pooled;

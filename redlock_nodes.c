@@ -13,12 +13,27 @@ void php_redlock_group_release(php_redlock_group *g)
     efree(g);
 }
 
-/* the pooled calm entry is of g's settings (maxttl key, restart_grace, drift_factor) */
+/* g's node list, as the pool's entries in order (FNV-1a of their addresses:
+ * one entry per node and worker, so equal lists hash equal) */
+static uint64_t nodes_key(const php_redlock_group *g)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)g->n;
+    for (int i = 0; i < g->n; i++) {
+        uintptr_t a = (uintptr_t)g->pooled[i];
+        for (size_t b = 0; b < sizeof(a); b++) h = (h ^ ((a >> (8 * b)) & 0xff)) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* the pooled calm entry is of g's settings (maxttl key, restart_grace,
+ * drift_factor) and of g's node list: a node is calm as the judgment of one
+ * list made it, whose evidence (the other nodes' answers, or none with one
+ * node) another list may not share (HACKING.md "Restarted nodes", calm) */
 static bool calm_same(const php_redlock_pooled *p, const php_redlock_group *g)
 {
     const rl_restart *rs = g->ctx.rs;
     return p->calm_keylen == rs->maxttl_keylen && memcmp(p->calm_key, rs->maxttl_key, rs->maxttl_keylen) == 0 &&
-           p->calm_grace == rs->grace_ms && p->calm_drift == g->opts.drift_factor;
+           p->calm_grace == rs->grace_ms && p->calm_drift == g->opts.drift_factor && p->calm_nodes == nodes_key(g);
 }
 
 /* Before each call: pooled connections get the caller's timeouts, and a
@@ -50,6 +65,7 @@ void php_redlock_group_votes(php_redlock_group *g)
             if (!calm_same(p, g)) {
                 p->calm_grace = rs->grace_ms;
                 p->calm_drift = g->opts.drift_factor;
+                p->calm_nodes = nodes_key(g);
                 p->calm_keylen = rs->maxttl_keylen;
                 memcpy(p->calm_key, rs->maxttl_key, rs->maxttl_keylen);
             }
