@@ -31,8 +31,9 @@
  * extend: 1 or a repair's OK; is_locked: 1; is_held: the token); a
  * permit's slots are weight distinct slots below the limit, each named by a
  * quorum of the nodes' answers, and restore finds only such slots; a
- * validity never exceeds the TTL; when every node answers the same valid
- * permit (the usual case), the permit is granted; a value taken from the
+ * validity never exceeds the TTL; when a quorum of nodes answers the same
+ * valid permit and nothing else goes wrong, the permit is granted (a
+ * liveness check: answers the core cannot read); a value taken from the
  * nodes' answers (the fair ticket, the longest TTL of the restart check,
  * the fence) is below 2^53 (a Lua number, a ZSET score) and no more than
  * RL_FUZZ_MAX_JUMP above the second highest answer: one node alone must not
@@ -261,7 +262,7 @@ static void make_reply(src *s, reply *r, int limit)
     }
     case 11: {
         /* a long permit answer: count slots from start, stride apart */
-        unsigned start = u8(s) * 4, count = 1 + u8(s) % 64, stride = 1 + u8(s) % 4;
+        unsigned start = 100 + u8(s) * 4, count = 24 + u8(s) % 41, stride = 1 + u8(s) % 4;
         char buf[64][8];
         const char *a[64];
         int nr = 0;

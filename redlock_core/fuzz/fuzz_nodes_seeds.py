@@ -59,8 +59,8 @@ def ranges(*rs):
 
 
 def long_permit(start, count, stride):
-    """count slots from start (a multiple of 4), stride apart"""
-    return [11, start // 4, count - 1, stride - 1]
+    """count (24 ..) slots from start (100 + a multiple of 4), stride apart"""
+    return [11, (start - 100) // 4, count - 24, stride - 1]
 
 
 def other_limit():
@@ -152,9 +152,12 @@ SEEDS = {
     'permit_split': seed('permit', 3, [node(0, [ranges((0, 1))]), node(1, [ranges((1, 2))]),
                                        node(2, [ranges((3, 4))])], limit=L5, weight=1),
     'permit_ranges': seed('permit', 3, same(3, [ranges((0, 2), (5, 5), (9, 12))]), limit=L64, weight=7),
-    'permit_long': seed('permit', 3, same(3, [long_permit(0, 20, 2)]), limit=L64, weight=19),
-    # "100,102,...,158": 119 bytes, a few below what rl_reply.str holds
+    # "100,102,...,146": 95 bytes
+    'permit_long': seed('permit', 3, same(3, [long_permit(100, 24, 2)]), limit=L200, weight=19),
+    # "100,102,...,158": 119 bytes
     'permit_long_119': seed('permit', 3, same(3, [long_permit(100, 30, 2)]), limit=L200, weight=29),
+    # "100,...,162": 127 bytes (rl_reply.str holds 128 and a NUL)
+    'permit_long_127': seed('permit', 5, same(5, [long_permit(100, 32, 2)]), limit=L200, weight=7),
     'permit_limit': seed('permit', 3, same(3, [other_limit()]), limit=L5),
     'permit_nil': seed('permit', 3, same(3, [nil()]), limit=L5),
     'permit_restart': seed('permit', 3, [node(i, [ranges((0, 0))]) for i in range(3)], rs=2, limit=L5),
