@@ -33,12 +33,13 @@
  * quorum of the nodes' answers, and restore finds only such slots; a
  * validity never exceeds the TTL; when a quorum of nodes answers the same
  * valid permit and nothing else goes wrong, the permit is granted (a
- * liveness check: answers the core cannot read); a value taken from the
- * nodes' answers (the fair ticket, the longest TTL of the restart check,
- * the fence) is below 2^53 (a Lua number, a ZSET score) and no more than
- * RL_FUZZ_MAX_JUMP above the second highest answer: one node alone must not
- * outweigh the others (rl_fence.c's rule for the fence); the longest TTL
- * never exceeds what a client can ask (2^31 - 1 ms). */
+ * liveness check: answers the core cannot read); values taken from the
+ * nodes' answers: the fence below 2^53 and at most RL_FUZZ_MAX_JUMP above
+ * the second highest answer (rl_fence.c's rule: one node must not outweigh
+ * the others), the fair ticket one of the counters answered and below 2^53
+ * (a Lua number, a ZSET score), the longest TTL of the restart check never
+ * above what a client can ask (2^31 - 1 ms) and never learnt from fewer
+ * than n - q + 1 nodes' answers. */
 #define _GNU_SOURCE
 #include "fuzz/fuzz_pipe.h"
 #include "rl_internal.h"
@@ -810,9 +811,10 @@ static int check_slots(const char *list, size_t len, const char *key, size_t key
     return count;
 }
 
-/* a value taken from one answer per node: below 2^53 and not more than
- * RL_FUZZ_MAX_JUMP above the second highest of the nodes' (each node's
- * highest); own: a value the client brought itself (its TTL) */
+/* the fence, taken from one INCR answer per node: below 2^53 and not more
+ * than RL_FUZZ_MAX_JUMP above the second highest of the nodes' (each
+ * node's highest): rl_fence.c's rule, one node must not outweigh the
+ * others; own: a value the client brought itself */
 static void check_outweigh(long long v, const long long *per_node, const int *has, long long own)
 {
     long long a1 = LLONG_MIN, a2 = LLONG_MIN;
@@ -1080,7 +1082,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (harmless && first && k >= q && nslots >= weight) FAIL_IF(out != RL_ACQUIRED);
         }
         if (callk == C_ACQUIRE && fair) {
-            /* the ticket: from a quorum of counters, none outweighing the rest */
+            /* the ticket: one of the counters answered, and exact as a ZSET
+             * score (below 2^53: above, tickets tie or round and the one
+             * order of HACKING.md "Fair waiting" is gone) */
             long long per[MAXN] = {0};
             int has[MAXN] = {0};
             for (int j = 0; j < nrecs; j++) {
@@ -1093,8 +1097,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (!has[i] || v > per[i]) per[i] = v;
                 has[i] = 1;
             }
+            long long top = LLONG_MIN;
+            for (int i = 0; i < n; i++)
+                if (has[i] && per[i] > top) top = per[i];
             for (int j = 0; j < nrecs; j++)
-                if (recs[j].kind == K_ACQ && recs[j].ticket > 0) check_outweigh(recs[j].ticket, per, has, 0);
+                if (recs[j].kind == K_ACQ && recs[j].ticket > 0)
+                    FAIL_IF(recs[j].ticket >= RL_FUZZ_LIMIT || recs[j].ticket > top);
         }
         if (ctx.rs) {
             /* the longest TTL: asked by a client, or believed from the nodes */
@@ -1108,8 +1116,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (!has[i] || r->aux[0] > per[i]) per[i] = r->aux[0];
                 has[i] = 1;
             }
+            /* no client asks more; and fewer than n - q + 1 nodes' answers
+             * prove nothing (HACKING.md "Restarted nodes": only then is a
+             * node of every quorum that may hold a lock among them) */
+            int k = 0;
+            for (int i = 0; i < n; i++) k += has[i];
             FAIL_IF(rs.maxttl_ms > TTL_CAP && rs.maxttl_ms > ttl_asked);
-            check_outweigh(rs.maxttl_ms, per, has, ttl_asked);
+            if (k <= n - q) FAIL_IF(rs.maxttl_ms > ttl_asked);
             if (rs.maxttl_ms > ttl_asked) ttl_asked = rs.maxttl_ms; /* (the next round starts from it) */
         }
         pthread_mutex_unlock(&rec_mu);
