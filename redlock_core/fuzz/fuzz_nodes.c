@@ -134,10 +134,12 @@ typedef struct reply {
     long long aux[2];
     char str[400]; /* RP_STR, RP_RAW, RP_ERR */
     size_t len;
-    /* RP_STR as a permit's answer, as the harness reads it */
-    int permit;             /* it is ranges the harness made */
-    int limit;              /* "L<limit>" */
-    int valid;              /* every range a <= b < limit (canonical) */
+    /* RP_STR as a permit's answer, as the harness reads it: ranges ("3-5,9",
+     * the answer of 574973c's script) or a bitmap (bit s of byte s / 8,
+     * (limit + 7) / 8 bytes, the answer since) */
+    int permit;        /* it is an answer the harness made */
+    int bitmap, nbits; /* a bitmap; its slots below the limit */
+    int valid;         /* every range a <= b < limit (canonical); the bitmap's length right, no bit past the limit */
     int lo[64], hi[64], nr; /* its ranges below the limit (ends clamped) */
 } reply;
 
@@ -205,6 +207,7 @@ static void permit_read(reply *r, int nr, const char *const *a, const char *cons
 
 static int names(const reply *r, int s)
 {
+    if (r->bitmap) return (size_t)s / 8 < r->len && ((unsigned char)r->str[s / 8] >> (s % 8) & 1);
     for (int k = 0; k < r->nr; k++)
         if (s >= r->lo[k] && s <= r->hi[k]) return 1;
     return 0;
@@ -287,11 +290,29 @@ static void make_reply(src *s, reply *r, int limit)
         permit_read(r, nr, a, a, limit);
         break;
     }
-    case 12:
+    case 12: {
+        /* a permit's bitmap: count slots from start, stride apart; mode & 3:
+         * 1 a byte too many, 2 one too few, 3 a bit past the limit */
+        unsigned mode = u8(s), st = u8(s) % (unsigned)limit, count = 1 + u8(s) % 64, stride = 1 + (mode >> 2) % 4;
+        size_t nb = (size_t)(limit + 7) / 8;
         r->type = RP_STR;
-        r->len = (size_t)snprintf(r->str, sizeof(r->str), "L%u", u8(s) % 4 == 0 ? (unsigned)limit : 1 + u8(s) % 9);
-        r->permit = r->limit = 1; /* (names no slot) */
+        r->permit = r->bitmap = r->valid = 1;
+        for (unsigned k = 0, sl = st; k < count && sl < (unsigned)limit; k++, sl += stride) {
+            r->str[sl / 8] = (char)(r->str[sl / 8] | 1 << (sl % 8));
+            r->nbits++;
+        }
+        r->len = nb;
+        if ((mode & 3) == 1 || ((mode & 3) == 2 && nb == 1)) r->len = nb + 1, r->valid = 0;
+        if ((mode & 3) == 2 && nb > 1) r->len = nb - 1, r->valid = 0;
+        if ((mode & 3) == 3) {
+            r->valid = 0;
+            if (limit % 8)
+                r->str[nb - 1] = (char)(r->str[nb - 1] | 0x80);
+            else
+                r->str[nb] = 1, r->len = nb + 1;
+        }
         break;
+    }
     case 13:
     case 14: {
         /* any bulk text, or anything at all */
@@ -1051,17 +1072,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (out == RL_ACQUIRED && callk == C_PERMIT)
             FAIL_IF(check_slots(slots, slotslen, "r", 1, limit, K_PERMIT, q) != weight);
         if (callk == C_PERMIT && !ctx.rs && ttl >= 10000) {
-            /* a quorum of nodes answered, every time, the same valid slots (at
-             * least weight), no node said anything the harness cannot read or
-             * another limit, no server counts twice: the permit is granted */
+            /* a quorum of nodes answered, every time, the same valid bitmap
+             * of weight slots, no node said anything the harness cannot read
+             * or another limit, no server counts twice: the permit is granted */
             int agree[MAXN] = {0}, harmless = 1, k = 0;
             const reply *first = NULL;
             for (int j = 0; j < nrecs; j++)
-                if (recs[j].kind == K_PERMIT && recs[j].r->type == RP_STR && recs[j].r->valid && !first)
+                if (recs[j].kind == K_PERMIT && recs[j].r->bitmap && recs[j].r->valid && recs[j].r->nbits == weight &&
+                    !first)
                     first = recs[j].r;
             for (int j = 0; j < nrecs; j++) {
                 const reply *r = recs[j].r;
-                if (r->type == RP_RAW || r->type == RP_TOKEN || (r->type == RP_STR && (!r->permit || r->limit)))
+                if (r->type == RP_RAW || r->type == RP_TOKEN || r->type == RP_INT || r->type == RP_ARR3 ||
+                    (r->type == RP_STR && !r->permit))
                     harmless = 0;
                 if (recs[j].kind != K_PERMIT && recs[j].kind != K_TRIM) harmless = 0;
                 if (recs[j].kind != K_PERMIT) continue;

@@ -63,8 +63,10 @@ def long_permit(start, count, stride):
     return [11, (start - 100) // 4, count - 24, stride - 1]
 
 
-def other_limit():
-    return [12, 1, 2]  # "L3"
+def bitmap(start, count, stride=1, mode=0):
+    """a permit's bitmap: count slots from start, stride apart; mode 1 a byte
+    too many, 2 one too few, 3 a bit past the limit"""
+    return [12, mode | (stride - 1) << 2, start, count - 1]
 
 
 def raw(b):
@@ -144,13 +146,23 @@ SEEDS = {
     'acquire_same_server': seed('acquire', 3, [node(0, [ok()]), node(1, [ok()], [ident(1, same_as=0)]),
                                                node(2, [ok()])]),
     'acquire_fair': seed('acquire', 3, [node(i, [small(3 + i), ok()]) for i in range(3)], fair=1),
+    # the largest ticket a ZSET score holds exactly (2^53 - 1), on a quorum
+    'acquire_fair_2pow53': seed('acquire', 3, [node(0, [integer(9007199254740991), ok()]),
+                                               node(1, [small(3), ok()]), mirror()], fair=1),
     'acquire_fair_split': seed('acquire', 5, [node(i, [small(2), nil(), ok()]) for i in range(5)], fair=1),
     'acquire_hostile': seed('acquire', 3, [node(0, [ok()]), node(1, [raw(b'+OK\r\n:1\r\n*1\r\n')]),
                                            node(2, [err()])]),
     'acquire_seven': seed('acquire', 7, [node(i, [ok() if i % 2 == 0 else nil()]) for i in range(7)]),
-    'permit_ok': seed('permit', 5, same(5, [ranges((0, 1))]), limit=L5, weight=1),
-    'permit_split': seed('permit', 3, [node(0, [ranges((0, 1))]), node(1, [ranges((1, 2))]),
-                                       node(2, [ranges((3, 4))])], limit=L5, weight=1),
+    'permit_ok': seed('permit', 5, same(5, [bitmap(0, 1)]), limit=L5, weight=0),
+    'permit_weight2': seed('permit', 3, same(3, [bitmap(3, 2)]), limit=L5, weight=1),
+    'permit_big': seed('permit', 3, same(3, [bitmap(0, 64, 16)]), limit=L1024, weight=63),
+    'permit_bad_bitmaps': seed('permit', 5, [node(0, [bitmap(0, 1)]), node(1, [bitmap(0, 1, 1, 1)]),
+                                             node(2, [bitmap(0, 1, 1, 2)]), node(3, [bitmap(0, 1, 1, 3)]),
+                                             node(4, [bitmap(0, 1)])], limit=L64, weight=0),
+    # the answers of 574973c's script (ranges): hostile since the bitmap
+    'permit_ranges_ok': seed('permit', 5, same(5, [ranges((0, 1))]), limit=L5, weight=1),
+    'permit_split': seed('permit', 3, [node(0, [bitmap(0, 2)]), node(1, [bitmap(1, 2)]),
+                                       node(2, [bitmap(3, 2)])], limit=L5, weight=1),
     'permit_ranges': seed('permit', 3, same(3, [ranges((0, 2), (5, 5), (9, 12))]), limit=L64, weight=7),
     # "100,102,...,146": 95 bytes
     'permit_long': seed('permit', 3, same(3, [long_permit(100, 24, 2)]), limit=L200, weight=19),
@@ -158,14 +170,14 @@ SEEDS = {
     'permit_long_119': seed('permit', 3, same(3, [long_permit(100, 30, 2)]), limit=L200, weight=29),
     # "100,...,162": 127 bytes (rl_reply.str holds 128 and a NUL)
     'permit_long_127': seed('permit', 5, same(5, [long_permit(100, 32, 2)]), limit=L200, weight=7),
-    'permit_limit': seed('permit', 3, same(3, [other_limit()]), limit=L5),
+    'permit_limit': seed('permit', 3, same(3, [small(3)]), limit=L5),
     'permit_nil': seed('permit', 3, same(3, [nil()]), limit=L5),
-    'permit_restart': seed('permit', 3, [node(i, [ranges((0, 0))]) for i in range(3)], rs=2, limit=L5),
-    'permit_retry': seed('permit', 3, [node(0, [ranges((0, 0)), ranges((2, 2))]),
-                                       node(1, [ranges((1, 1)), ranges((2, 2))]), node(2, [ranges((2, 2))])],
+    'permit_restart': seed('permit', 3, [node(i, [bitmap(0, 1)]) for i in range(3)], rs=2, limit=L5),
+    'permit_retry': seed('permit', 3, [node(0, [bitmap(0, 1), bitmap(2, 1)]),
+                                       node(1, [bitmap(1, 1), bitmap(2, 1)]), node(2, [bitmap(2, 1)])],
                          retry=1, limit=L5),
-    'find_ok': seed('find', 3, same(3, [ranges((0, 1))]), limit=L5),
-    'find_split': seed('find', 5, [node(i, [ranges((i % 3, i % 3))]) for i in range(5)], limit=L1024),
+    'find_ok': seed('find', 3, same(3, [bitmap(0, 2)]), limit=L5),
+    'find_split': seed('find', 5, [node(i, [bitmap(i % 3, 1)]) for i in range(5)], limit=L1024),
     'release_ok': seed('release', 3, same(3, [small(1)])),
     'release_lost': seed('release', 3, [node(0, [small(1)]), node(1, [small(0)]), node(2, [small(0)])]),
     'release_list': seed('release', 3, same(3, [small(1)]), key=1),
