@@ -17,7 +17,7 @@
  * scripts, GET, EXISTS, DEL, INCR, SET) with the node's next reply from the
  * input, built as RESP from a small vocabulary (OK, nil, integers and
  * maxttl arrays from a table of edge values, the token, errors, permit
- * ranges, raw bytes, a closed connection). It records which reply it gave
+ * bitmaps and ranges, raw bytes, a closed connection). It records which reply it gave
  * to which kind of command, so the harness counts each node's yes itself.
  *
  * Input: byte 0 the call, byte 1 options, byte 2 the node count, then the
