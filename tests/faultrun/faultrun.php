@@ -24,11 +24,15 @@
 // FR_CLOCKSO (tests/restart/clockshift.c built), FR_SEED, FR_END, FR_RUN, FR_LONG_TTL ("lo-hi").
 declare(strict_types=1);
 
-require_once dirname(__DIR__) . '/config.inc';
+const TAG = 'faultrun';
+const AUX_TIMEOUT = 2.0;
+require_once dirname(__DIR__) . '/torture/common.php'; // (read_reports, write_json; tests/config.inc's RlRedis)
 
 const N = 5;
 const Q = 3;
 const RESOURCES = ['a', 'b'];
+/** DEL KEYS[1] where it holds ARGV[1] (1), else 0 */
+const DEL_IF = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 
 function fr_env(string $k): string
 {
@@ -48,6 +52,16 @@ function fr_aux(float $timeout = 2.0): RlRedis
     static $r = null;
     return $r ??= new RlRedis(fr_env('FR_AUX'), $timeout);
 }
+/** one command to a node on a connection of its own (throws when unreachable) */
+function fr_node_cmd(string $addr, string|int ...$args): mixed
+{
+    $r = new RlRedis($addr, 0.2);
+    try {
+        return $r->cmd(...$args);
+    } finally {
+        $r->close();
+    }
+}
 function fr_range(string $env, string $def): array { return array_map('intval', explode('-', getenv($env) ?: $def)); }
 /** The options of every RedLock of the run: restart_grace is left at its default ('auto'). */
 function fr_opts(string $prefix): array
@@ -56,76 +70,106 @@ function fr_opts(string $prefix): array
 }
 
 // ---- workers ----------------------------------------------------------------------------
+/** One lock() and, when it wins, the hold: its line in the worker's log, its figures in $fig. */
+function fr_hold(array &$fig, int $id, RedLock $rl, string $prefix, string $res, int $ttl, int $wait, int $workMs, string $ack = ''): ?string
+{
+    static $log = null;
+    $log ??= fopen(fr_env('FR_DIR') . "/holds-$id.log", 'a');
+    $aux = fr_aux();
+    $fig['attempts']++;
+    $quorum = false;
+    try {
+        $l = $rl->lock($res, $ttl, ['wait' => $wait]);
+    } catch (RedLock\QuorumException $e) {
+        $fig['quorum']++;
+        $quorum = true;
+        $l = null;
+    }
+    if (!$l) {
+        $fig['nulls'] += $quorum ? 0 : 1;
+        if ($ack !== '') $aux->cmd('SET', $ack, 'no', 'PX', 60000);
+        return null;
+    }
+    $t1 = fr_now();                                  // (before remaining(): never later than the truth)
+    $validEnd = $t1 + $l->remaining() * 1000000;
+    if ($ack !== '') $aux->cmd('SET', $ack, 'yes', 'PX', 60000); // (the injector goes on)
+    $fig['holds']++;
+    $ck = fr_key("c:$prefix$res");
+    $mk = fr_key("m:$prefix$res");
+    $mine = "$id:" . bin2hex(random_bytes(4));
+    if ($aux->cmd('SET', $mk, $mine, 'NX', 'PX', max(1, $l->remaining())) === null) $fig['live_overlaps']++;
+    $v = (int) $aux->cmd('GET', $ck);
+    // work; a long hold wakes up now and then (a stop of its own process shows in the log)
+    $until = fr_ms() + $workMs;
+    while (($left = $until - fr_ms()) > 0) usleep((int) (min($left, 200) * 1000));
+    $inc = 0;
+    if (fr_now() + 20000000 < $validEnd) {
+        $aux->cmd('SET', $ck, (string) ($v + 1));
+        $inc = 1;
+        if (fr_now() > $validEnd) $fig['late_writes']++; // a stall past the validity: may lose an update
+        $fig['incs']["$prefix$res"] = ($fig['incs']["$prefix$res"] ?? 0) + 1;
+    }
+    $aux->cmd('EVAL', DEL_IF, 1, $mk, $mine);
+    $tr = fr_now();
+    try {
+        $l->release();
+    } catch (RedLock\Exception $e) {
+    }
+    fwrite($log, json_encode(['w' => $id, 'k' => $prefix . $res, 'ttl' => $ttl, 't1' => $t1,
+        'te' => min($tr, $validEnd), 'valid_end' => $validEnd, 'tok' => $l->token, 'inc' => $inc]) . "\n");
+    fflush($log);
+    return $l->token;
+}
+
 function worker(int $id, string $kind): int
 {
     mt_srand((int) fr_env('FR_SEED') * 31 + $id);
     $end = (float) fr_env('FR_END');
     $nodes = fr_nodes();
     $aux = fr_aux();
-    $log = fopen(fr_env('FR_DIR') . "/holds-$id.log", 'a');
     $fig = ['id' => $id, 'kind' => $kind, 'attempts' => 0, 'holds' => 0, 'nulls' => 0, 'quorum' => 0,
         'solo_calls' => 0, 'live_overlaps' => 0, 'incs' => [], 'late_writes' => 0, 'errors' => []];
     [$lo, $hi] = fr_range('FR_SHORT_TTL', '300-1500');
     // every process learns every node's run_id before the faults begin (a process that
     // never saw a node cannot tell a restart from a new node: README "Restarted nodes")
-    (new RedLock($nodes, fr_opts('fr:warm:')))->isLocked('warm');
+    // (with the run's options: the pooled connections are those of its calls; the nodes have
+    // just started and the machine may be busy: until every node answered, for up to 10 s)
+    $warm = new RedLock($nodes, fr_opts('fr:warm:'));
+    for ($t = 0; $t < 100; $t++) {
+        try {
+            $warm->isLocked('warm');
+        } catch (RedLock\QuorumException $e) {
+        }
+        $st = $warm->stats()['nodes'];
+        if (count(array_filter($nodes, fn($n) => ($st[$n]['ok'] ?? 0) > 0)) === N) break;
+        usleep(100000);
+    }
     $aux->cmd('INCR', fr_key('ready'));
     $rl = null;
     $rlPrefix = '';
-    $hold = function (RedLock $rl, string $prefix, string $res, int $ttl, int $wait, int $workMs, string $ack = '')
-        use ($id, &$fig, $aux, $log): ?string {
-        $fig['attempts']++;
-        $quorum = false;
-        try {
-            $l = $rl->lock($res, $ttl, ['wait' => $wait]);
-        } catch (RedLock\QuorumException $e) {
-            $fig['quorum']++;
-            $quorum = true;
-            $l = null;
-        }
-        if (!$l) {
-            $fig['nulls'] += $quorum ? 0 : 1;
-            if ($ack !== '') $aux->cmd('SET', $ack, 'no', 'PX', 60000);
-            return null;
-        }
-        $t1 = fr_now();                                  // (before remaining(): never later than the truth)
-        $validEnd = $t1 + $l->remaining() * 1000000;
-        if ($ack !== '') $aux->cmd('SET', $ack, 'yes', 'PX', 60000); // (the injector goes on)
-        $fig['holds']++;
-        $ck = fr_key("c:$prefix$res");
-        $mk = fr_key("m:$prefix$res");
-        $mine = "$id:" . bin2hex(random_bytes(4));
-        if ($aux->cmd('SET', $mk, $mine, 'NX', 'PX', max(1, $l->remaining())) === null) $fig['live_overlaps']++;
-        $v = (int) $aux->cmd('GET', $ck);
-        // work; a long hold wakes up now and then (a stop of its own process shows in the log)
-        $until = fr_ms() + $workMs;
-        while (($left = $until - fr_ms()) > 0) usleep((int) (min($left, 200) * 1000));
-        $inc = 0;
-        if (fr_now() + 20000000 < $validEnd) {
-            $aux->cmd('SET', $ck, (string) ($v + 1));
-            $inc = 1;
-            if (fr_now() > $validEnd) $fig['late_writes']++; // a stall past the validity: may lose an update
-            $fig['incs']["$prefix$res"] = ($fig['incs']["$prefix$res"] ?? 0) + 1;
-        }
-        $aux->cmd('EVAL', "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, $mk, $mine);
-        $tr = fr_now();
-        try {
-            $l->release();
-        } catch (RedLock\Exception $e) {
-        }
-        fwrite($log, json_encode(['w' => $id, 'k' => $prefix . $res, 'ttl' => $ttl, 't1' => $t1,
-            'te' => min($tr, $validEnd), 'valid_end' => $validEnd, 'tok' => $l->token, 'inc' => $inc]) . "\n");
-        fflush($log);
-        return $l->token;
-    };
     try {
         while (microtime(true) < $end) {
-            $prefix = (string) $aux->cmd('GET', fr_key('round'));
+            [$prefix, $quiet] = $aux->cmd('MGET', fr_key('round'), fr_key('quiet'));
+            $prefix = (string) $prefix;
             if ($kind === 'long') {
                 $req = $aux->cmd('BLPOP', fr_key('req'), 1);
                 if (!is_array($req)) continue;
                 [$prefix, $res, $ttl, $workMs, $rid] = explode('|', $req[1]);
-                $hold(new RedLock($nodes, fr_opts($prefix)), $prefix, $res, (int) $ttl, 2000, (int) $workMs, fr_key("ack:$rid"));
+                // each hold in a new process (a job started for it): its RedLock judges every
+                // node at first sight, as a new process does (README "Restarted nodes"); an
+                // object of this process would count a node it saw restart only after a call
+                // with N - Q + 1 other nodes answering, which a partitioned round never has
+                $p = proc_open([PHP_BINARY, '-n', '-d', 'extension=' . fr_env('FR_SO'), '-d', 'extension=posix', __FILE__,
+                    'hold', (string) $id, $prefix, $res, $ttl, $workMs, fr_key("ack:$rid")], [1 => ['pipe', 'w']], $pipes);
+                $got = json_decode((string) stream_get_contents($pipes[1]), true);
+                fclose($pipes[1]);
+                proc_close($p);
+                if (!is_array($got)) throw new RuntimeException("the hold process of request $rid left no figures");
+                foreach ($got as $k => $v) {
+                    if (is_int($v)) $fig[$k] += $v;
+                }
+                foreach ($got['incs'] as $k => $n) $fig['incs'][$k] = ($fig['incs'][$k] ?? 0) + $n;
+                array_push($fig['errors'], ...$got['errors']);
                 continue;
             }
             if ($kind === 'solo') {
@@ -147,14 +191,29 @@ function worker(int $id, string $kind): int
                 $rl = new RedLock($nodes, fr_opts($prefix));
                 $rlPrefix = $prefix;
             }
-            $hold($rl, $prefix, RESOURCES[mt_rand(0, count(RESOURCES) - 1)], mt_rand($lo, $hi), mt_rand(0, 600), mt_rand(0, 15));
+            // (not the resource a long holder is about to take: the injector's "quiet" key)
+            $res = array_values(array_diff(RESOURCES, [$quiet]));
+            fr_hold($fig, $id, $rl, $prefix, $res[mt_rand(0, count($res) - 1)], mt_rand($lo, $hi), mt_rand(0, 600), mt_rand(0, 15));
             usleep(mt_rand(0, 30000));
         }
     } catch (Throwable $e) {
         $fig['errors'][] = get_class($e) . ': ' . $e->getMessage();
     }
-    file_put_contents(fr_env('FR_DIR') . "/worker-$id.json", json_encode($fig));
+    write_json(fr_env('FR_DIR') . "/worker-$id.json", $fig);
     return $fig['errors'] ? 1 : 0;
+}
+
+/** a long hold in a process of its own (started by a long worker): prints its figures */
+function hold(int $id, string $prefix, string $res, int $ttl, int $workMs, string $ack): int
+{
+    $fig = ['attempts' => 0, 'holds' => 0, 'nulls' => 0, 'quorum' => 0, 'live_overlaps' => 0, 'incs' => [], 'late_writes' => 0, 'errors' => []];
+    try {
+        fr_hold($fig, $id, new RedLock(fr_nodes(), fr_opts($prefix)), $prefix, $res, $ttl, 3000, $workMs, $ack);
+    } catch (Throwable $e) {
+        $fig['errors'][] = 'hold: ' . get_class($e) . ': ' . $e->getMessage();
+    }
+    echo json_encode($fig);
+    return 0;
 }
 
 // ---- the injector -------------------------------------------------------------------------
@@ -309,20 +368,13 @@ final class Injector
         if (!$this->mayLose($k) || $this->unavailable() > 0) return false;
         $vals = [];
         try {
-            foreach ($this->nodes as $i => $a) {
-                $r = new RlRedis($a, 0.2);
-                $vals[$i + 1] = $r->cmd('GET', $key);
-                $r->close();
-            }
+            foreach ($this->nodes as $i => $a) $vals[$i + 1] = fr_node_cmd($a, 'GET', $key);
+            $v = $vals[$k];
+            if (!is_string($v) || count(array_keys($vals, $v, true)) < Q + 1) return false;
+            if (fr_node_cmd($this->nodes[$k - 1], 'EVAL', DEL_IF, 1, $key, $v) !== 1) return false;
         } catch (Throwable $e) {
             return false;
         }
-        $v = $vals[$k];
-        if (!is_string($v) || count(array_keys($vals, $v, true)) < Q + 1) return false;
-        $r = new RlRedis($this->nodes[$k - 1], 0.2);
-        $n = $r->cmd('EVAL', "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, $key, $v);
-        $r->close();
-        if ($n !== 1) return false;
         $this->lost($k);
         $this->tally('del');
         $this->ev("del n$k $key");
@@ -331,23 +383,19 @@ final class Injector
     /** the key taken on $nodes as another client's failed attempt would leave it (contention) */
     public function occupy(array $nodes, string $key, string $val, int $ms): void
     {
-        foreach ($nodes as $k) {
-            try {
-                $r = new RlRedis($this->nodes[$k - 1], 0.2);
-                $r->cmd('SET', $key, $val, 'NX', 'PX', $ms);
-                $r->close();
-            } catch (Throwable $e) {
-            }
-        }
+        $this->each($nodes, 'SET', $key, $val, 'NX', 'PX', $ms);
         $this->ev('occupy n' . implode(',n', $nodes) . " $key");
     }
     public function unoccupy(array $nodes, string $key, string $val): void
     {
+        $this->each($nodes, 'EVAL', DEL_IF, 1, $key, $val);
+    }
+    /** one command to each of $nodes, an unreachable one passed over */
+    private function each(array $nodes, string|int ...$args): void
+    {
         foreach ($nodes as $k) {
             try {
-                $r = new RlRedis($this->nodes[$k - 1], 0.2);
-                $r->cmd('EVAL', "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, $key, $val);
-                $r->close();
+                fr_node_cmd($this->nodes[$k - 1], ...$args);
             } catch (Throwable $e) {
             }
         }
@@ -407,9 +455,10 @@ final class Injector
     public function round(int $i, float $stopAt): void
     {
         $this->setRound('fr' . fr_env('FR_RUN') . ":R$i:");
-        $this->wait(mt_rand(300, 1000));                  // the short workers use the new prefix
-        // wait for the data-loss budget (earlier restarts' windows) to allow 2 restarts
-        $this->noLoss = true;                              // (pauses and partitions meanwhile)
+        // the short workers use the new prefix; the data-loss limit (earlier restarts'
+        // windows) must allow 2 restarts: pauses and partitions meanwhile
+        $this->noLoss = true;
+        $this->wait(mt_rand(300, 1000));
         while ($this->lossy() > 0 && fr_ms() < $stopAt) $this->wait(100);
         $this->noLoss = false;
         $this->bg = false;
@@ -422,7 +471,7 @@ final class Injector
         $res = RESOURCES[mt_rand(0, count(RESOURCES) - 1)];
         [$tlo, $thi] = fr_range('FR_LONG_TTL', '4000-9000');
         $ttl = mt_rand($tlo, $thi);
-        $byPartition = $this->ns && mt_rand(1, 100) <= 75;
+        $byPartition = $this->ns && mt_rand(1, 100) <= 85;
         $junk = 'spoiler:' . bin2hex(random_bytes(4));
         if ($byPartition) {
             foreach ($rest as $k) $this->partition($k, 60000);    // healed below
@@ -430,15 +479,19 @@ final class Injector
             $this->occupy($rest, $this->prefix . $res, $junk, 5000);
         }
         $rid = "$i:" . bin2hex(random_bytes(3));
+        fr_aux()->cmd('SET', fr_key('quiet'), $res, 'PX', 6000);   // the short workers leave it alone until held
         fr_aux()->cmd('RPUSH', fr_key('req'), "{$this->prefix}|$res|$ttl|" . ($ttl - 300) . "|$rid");
         $this->ev("round $i: holder asked for {$this->prefix}$res ttl $ttl on n" . implode(',n', $bare)
             . ($byPartition ? ' (others cut off)' : ' (others taken)'));
         $t0 = fr_ms();
         $ack = null;
-        while (fr_ms() - $t0 < 4000 && ($ack = fr_aux()->cmd('GET', fr_key("ack:$rid"))) === null) $this->wait(20);
+        while (fr_ms() - $t0 < 5000 && ($ack = fr_aux()->cmd('GET', fr_key("ack:$rid"))) === null) $this->wait(20);
+        fr_aux()->cmd('DEL', fr_key('quiet'));
         $this->ev("round $i: holder " . ($ack === 'yes' ? 'holds' : 'did not get it'));
         if ($byPartition) {
-            $this->wait(1500);                                // its SET to the cut-off nodes is abandoned
+            // its SET to the cut-off nodes is given up (rlc_abandon: 1 s without an ACK), not
+            // delivered at the heal
+            $this->wait(1200);
             foreach ($rest as $k) $this->heal($k);
         } else {
             $this->unoccupy($rest, $this->prefix . $res, $junk);
@@ -446,7 +499,7 @@ final class Injector
         if ($ack === 'yes') {
             // restarts of 1..N-Q nodes of the holder's quorum, within one grace
             shuffle($bare);
-            $nr = mt_rand(1, 100) <= 70 ? N - Q : 1;
+            $nr = mt_rand(1, 100) <= 80 ? N - Q : 1;
             $this->wait(mt_rand(0, 800));
             for ($j = 0; $j < $nr; $j++) {
                 if ($j > 0) $this->wait(mt_rand(0, 1500));
@@ -494,7 +547,7 @@ function inject(): int
     $inj = new Injector();
     // the workers first learn every node (their warm-up call)
     $want = (int) fr_env('FR_WORKERS');
-    for ($i = 0; $i < 500 && (int) fr_aux()->cmd('GET', fr_key('ready')) < $want; $i++) usleep(20000);
+    for ($i = 0; $i < 750 && (int) fr_aux()->cmd('GET', fr_key('ready')) < $want; $i++) usleep(20000);
     $inj->ev('workers ready: ' . fr_aux()->cmd('GET', fr_key('ready')));
     $rounds = 0;
     try {
@@ -550,23 +603,18 @@ function check(): int
             if ($t >= $a['t1'] - 5000000000 && $t <= $b['t1']) $problems[] = '    ' . $at($t) . " $what";
         }
     }
-    // workers' figures, counters
-    $fig = ['holds' => 0, 'attempts' => 0, 'quorum' => 0, 'nulls' => 0, 'solo_calls' => 0, 'live_overlaps' => 0, 'late_writes' => 0];
+    // workers' figures (tests/torture/common.php: the sums of their integer fields), counters
+    [$reports, $fig] = read_reports($dir, $problems);
+    $fig += ['holds' => 0, 'attempts' => 0, 'quorum' => 0, 'nulls' => 0, 'solo_calls' => 0, 'live_overlaps' => 0, 'late_writes' => 0];
     $incs = [];
     $kinds = [];
-    foreach (glob("$dir/worker-*.json") as $f) {
-        $w = json_decode((string) file_get_contents($f), true);
-        if (!is_array($w)) {
-            $problems[] = "unreadable $f";
-            continue;
-        }
+    foreach ($reports as $w) {
         $kinds[$w['kind']] = ($kinds[$w['kind']] ?? 0) + $w['holds'];
-        foreach ($fig as $k => $_) $fig[$k] += $w[$k];
         foreach ($w['incs'] as $k => $n) $incs[$k] = ($incs[$k] ?? 0) + $n;
         foreach ($w['errors'] as $e) $problems[] = "worker {$w['id']}: $e";
     }
     $want = (int) fr_env('FR_WORKERS');
-    $nrep = count(glob("$dir/worker-*.json"));
+    $nrep = count($reports);
     if ($nrep !== $want) $problems[] = "$nrep of $want workers reported";
     $lost = 0;
     foreach ($incs as $k => $n) {
@@ -597,6 +645,7 @@ function check(): int
 $mode = $argv[1] ?? '';
 exit(match ($mode) {
     'worker' => worker((int) $argv[2], $argv[3]),
+    'hold' => hold((int) $argv[2], $argv[3], $argv[4], (int) $argv[5], (int) $argv[6], $argv[7]),
     'inject' => inject(),
     'nodes-up' => nodes_up(),
     'check' => check(),

@@ -37,7 +37,7 @@ so=${REDLOCK_SO:-$root/modules/redlock.so}
 secs="" seed=${FAULTRUN_SEED:-}
 while [ $# -gt 0 ]; do
     case "$1" in
-        --short) secs=60 ;;
+        --short) secs=60 ; export FR_LONG_TTL=${FR_LONG_TTL:-5000-9000} ;;
         --long) secs=${2:-}; shift ;;
         --seed) seed=${2:-}; shift ;;
         *) secs="" ; break ;;
@@ -91,7 +91,7 @@ else
     FR_PIDFILES=$(for k in 1 2 3 4 5; do printf '%s/node%d.pid,' "$REDLOCK_NODES_DIR" "$k"; done)
 fi
 FR_AUX=$(sed -n 's/^REDLOCK_TEST_AUX=//p' "$REDLOCK_NODES_DIR/env" | tr -d "'\"")
-export FR_AUX FR_PIDFILES="${FR_PIDFILES%,}" FR_DIR="$work" FR_SEED="$seed" FR_RUN="$$x$RANDOM" FR_WORKERS=6
+export FR_SO="$so" FR_AUX FR_PIDFILES="${FR_PIDFILES%,}" FR_DIR="$work" FR_SEED="$seed" FR_RUN="$$x$RANDOM" FR_WORKERS=6
 # the clock-shifting library (a C compiler is needed to build it)
 export FR_CLOCKSO=""
 if cc -shared -fPIC -O1 -o "$work/clockshift.so" "$root/tests/restart/clockshift.c" -ldl 2>"$work/cc.log"; then
