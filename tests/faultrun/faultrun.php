@@ -14,14 +14,18 @@
 //     CLOCK_MONOTONIC (hrtime(true)), which every process of the host shares. Inside it the
 //     worker takes a marker on AUX (SET NX: already there = an overlap seen live), reads the
 //     resource's counter, works, writes counter+1 while its validity lasts.
+//   faultrun.php hold ID PREFIX RES TTL WORK_MS ACK_KEY
+//                                 one long hold (a process of its own, started by a long worker)
+//   faultrun.php nodes-up         the 5 nodes started again under the clock-shifting library
 //   faultrun.php inject           the seeded fault schedule ($FR_SEED) until $FR_END - 3 s,
 //                                 then heals every node; its events go to $FR_DIR/events.log
 //   faultrun.php check            reads the logs and AUX: overlapping holds, lost updates
 //
-// Environment (run.sh): FR_NODES (host:port,... of the 5 lock nodes), FR_AUX, FR_DIR (work dir),
-// FR_NS (the nodes' network namespaces, comma-separated, or empty: no partitions), FR_PIDFILES,
-// FR_SERVER (the redis-server command line of node K, %d for K, without the preload),
-// FR_CLOCKSO (tests/restart/clockshift.c built), FR_SEED, FR_END, FR_RUN, FR_LONG_TTL ("lo-hi").
+// Environment (run.sh): FR_NODES (host:port,... of the 5 lock nodes), REDLOCK_TEST_AUX (the AUX
+// node), FR_DIR (work dir), FR_NS (the nodes' network namespaces, comma-separated, or empty: no
+// partitions), FR_PIDFILES (the nodes' pid files), FR_NODEDIR (their --dir), FR_CLOCKSO
+// (tests/restart/clockshift.c built, or empty: no clock steps), FR_SO (the extension), FR_SEED,
+// FR_END (unix time), FR_RUN (this run's keys), FR_WORKERS, FR_LONG_TTL and FR_SHORT_TTL ("lo-hi" ms).
 declare(strict_types=1);
 
 const TAG = 'faultrun';
@@ -47,11 +51,6 @@ function fr_nodes(): array { return explode(',', fr_env('FR_NODES')); }
 function fr_now(): int { return hrtime(true); }                   // ns, CLOCK_MONOTONIC
 function fr_ms(): float { return hrtime(true) / 1e6; }
 function fr_key(string $what): string { return 'fr:' . fr_env('FR_RUN') . ':' . $what; }
-function fr_aux(float $timeout = 2.0): RlRedis
-{
-    static $r = null;
-    return $r ??= new RlRedis(fr_env('FR_AUX'), $timeout);
-}
 /** one command to a node on a connection of its own (throws when unreachable) */
 function fr_node_cmd(string $addr, string|int ...$args): mixed
 {
@@ -75,7 +74,7 @@ function fr_hold(array &$fig, int $id, RedLock $rl, string $prefix, string $res,
 {
     static $log = null;
     $log ??= fopen(fr_env('FR_DIR') . "/holds-$id.log", 'a');
-    $aux = fr_aux();
+    $aux = aux();
     $fig['attempts']++;
     $quorum = false;
     try {
@@ -126,7 +125,7 @@ function worker(int $id, string $kind): int
     mt_srand((int) fr_env('FR_SEED') * 31 + $id);
     $end = (float) fr_env('FR_END');
     $nodes = fr_nodes();
-    $aux = fr_aux();
+    $aux = aux();
     $fig = ['id' => $id, 'kind' => $kind, 'attempts' => 0, 'holds' => 0, 'nulls' => 0, 'quorum' => 0,
         'solo_calls' => 0, 'live_overlaps' => 0, 'incs' => [], 'late_writes' => 0, 'errors' => []];
     [$lo, $hi] = fr_range('FR_SHORT_TTL', '300-1500');
@@ -224,7 +223,7 @@ final class Injector
     private array $paused = [];
     private array $cut = [];
     private array $lossyUntil = [];
-    private array $heals = [];          // [due ms, node, kind]
+    private array $heals = [];          // "resumeK"/"healK" => [due ms, K, kind]: one of each per node
     private array $count = [];
     private $events;
     private float $nextBg;
@@ -278,19 +277,20 @@ final class Injector
     }
 
     // -- the faults --
-    public function pause(int $k, int $ms): void
+    public function pause(int $k, int $ms): bool
     {
-        if (isset($this->paused[$k]) || !posix_kill($this->pid($k), SIGSTOP)) return;
+        if (isset($this->paused[$k]) || !posix_kill($this->pid($k), SIGSTOP)) return false;
         $this->paused[$k] = true;
-        $this->heals[] = [fr_ms() + $ms, $k, 'resume'];
+        $this->heals["resume$k"] = [fr_ms() + $ms, $k, 'resume'];
         $this->tally('pause');
         $this->ev("pause n$k {$ms}ms");
+        return true;
     }
     public function resume(int $k): void
     {
         if (!isset($this->paused[$k])) return;
         posix_kill($this->pid($k), SIGCONT);
-        unset($this->paused[$k]);
+        unset($this->paused[$k], $this->heals["resume$k"]);
         $this->ev("resume n$k");
     }
     public function partition(int $k, int $ms): void
@@ -300,7 +300,7 @@ final class Injector
         if (!$this->sh("ip netns exec $ns nft add rule inet rlnf in iifname eth0 drop")
             || !$this->sh("ip netns exec $ns nft add rule inet rlnf out oifname eth0 drop")) return;
         $this->cut[$k] = true;
-        $this->heals[] = [fr_ms() + $ms, $k, 'heal'];
+        $this->heals["heal$k"] = [fr_ms() + $ms, $k, 'heal'];
         $this->tally('partition');
         $this->ev("partition n$k {$ms}ms");
     }
@@ -310,7 +310,7 @@ final class Injector
         $ns = $this->ns[$k - 1];
         $this->sh("ip netns exec $ns nft flush chain inet rlnf in");
         $this->sh("ip netns exec $ns nft flush chain inet rlnf out");
-        unset($this->cut[$k]);
+        unset($this->cut[$k], $this->heals["heal$k"]);
         $this->ev("heal n$k");
     }
     /** node $k's redis-server on its address, no RDB, no AOF, under the clock-shifting
@@ -333,7 +333,7 @@ final class Injector
         $pid = $this->pid($k);
         if ($pid > 0) posix_kill($pid, SIGKILL);
         for ($i = 0; $i < 100 && $pid > 0 && file_exists("/proc/$pid") && !str_contains((string) @file_get_contents("/proc/$pid/stat"), ') Z'); $i++) usleep(10000);
-        unset($this->paused[$k]);
+        unset($this->paused[$k], $this->heals["resume$k"]);
         $this->lost($k);
         $ok = $this->start($k);
         [$h, $p] = explode(':', $this->nodes[$k - 1]);
@@ -351,7 +351,7 @@ final class Injector
     public function clockStep(int $k, int $s): bool
     {
         if ((getenv('FR_CLOCKSO') ?: '') === '' || isset($this->paused[$k]) || !$this->mayLose($k)) return false;
-        $this->pause($k, mt_rand(1300, 2000));
+        if (!$this->pause($k, mt_rand(1300, 2000))) return false;
         $this->lost($k);
         $this->offset[$k] += $s * 1000000;
         $f = fopen(fr_env('FR_DIR') . "/clock-$k", 'c+');     // (never truncated: it is mapped)
@@ -444,7 +444,7 @@ final class Injector
     public function setRound(string $prefix): void
     {
         $this->prefix = $prefix;
-        fr_aux()->cmd('SET', fr_key('round'), $prefix);
+        aux()->cmd('SET', fr_key('round'), $prefix);
         $this->ev("round $prefix");
     }
 
@@ -479,14 +479,14 @@ final class Injector
             $this->occupy($rest, $this->prefix . $res, $junk, 5000);
         }
         $rid = "$i:" . bin2hex(random_bytes(3));
-        fr_aux()->cmd('SET', fr_key('quiet'), $res, 'PX', 6000);   // the short workers leave it alone until held
-        fr_aux()->cmd('RPUSH', fr_key('req'), "{$this->prefix}|$res|$ttl|" . ($ttl - 300) . "|$rid");
+        aux()->cmd('SET', fr_key('quiet'), $res, 'PX', 6000);   // the short workers leave it alone until held
+        aux()->cmd('RPUSH', fr_key('req'), "{$this->prefix}|$res|$ttl|" . ($ttl - 300) . "|$rid");
         $this->ev("round $i: holder asked for {$this->prefix}$res ttl $ttl on n" . implode(',n', $bare)
             . ($byPartition ? ' (others cut off)' : ' (others taken)'));
         $t0 = fr_ms();
         $ack = null;
-        while (fr_ms() - $t0 < 5000 && ($ack = fr_aux()->cmd('GET', fr_key("ack:$rid"))) === null) $this->wait(20);
-        fr_aux()->cmd('DEL', fr_key('quiet'));
+        while (fr_ms() - $t0 < 5000 && ($ack = aux()->cmd('GET', fr_key("ack:$rid"))) === null) $this->wait(20);
+        aux()->cmd('DEL', fr_key('quiet'));
         $this->ev("round $i: holder " . ($ack === 'yes' ? 'holds' : 'did not get it'));
         if ($byPartition) {
             // its SET to the cut-off nodes is given up (rlc_abandon: 1 s without an ACK), not
@@ -547,8 +547,8 @@ function inject(): int
     $inj = new Injector();
     // the workers first learn every node (their warm-up call)
     $want = (int) fr_env('FR_WORKERS');
-    for ($i = 0; $i < 750 && (int) fr_aux()->cmd('GET', fr_key('ready')) < $want; $i++) usleep(20000);
-    $inj->ev('workers ready: ' . fr_aux()->cmd('GET', fr_key('ready')));
+    for ($i = 0; $i < 750 && (int) aux()->cmd('GET', fr_key('ready')) < $want; $i++) usleep(20000);
+    $inj->ev('workers ready: ' . aux()->cmd('GET', fr_key('ready')));
     $rounds = 0;
     try {
         while (fr_ms() < $stopAt) {
@@ -618,7 +618,7 @@ function check(): int
     if ($nrep !== $want) $problems[] = "$nrep of $want workers reported";
     $lost = 0;
     foreach ($incs as $k => $n) {
-        $c = (int) fr_aux()->cmd('GET', fr_key("c:$k"));
+        $c = (int) aux()->cmd('GET', fr_key("c:$k"));
         if ($c !== $n) $lost += $n - $c;
     }
     $faults = json_decode((string) @file_get_contents("$dir/faults.json"), true) ?: [];

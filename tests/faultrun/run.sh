@@ -9,9 +9,10 @@
 # 5 lock nodes (in network namespaces when root can make them: tests/netfault/net.sh; else on
 # loopback, without partitions) run under tests/restart/clockshift.c (a clock step is a write to
 # its offset file), an AUX node on loopback keeps the counters. 6 worker processes
-# (faultrun.php worker): 2 "short" (TTLs 300-1500 ms, a new RedLock per call, as FPM requests),
-# 2 "solo" (the same, and one-node RedLock calls on the same servers between them), 2 "long"
-# (the holds the injector asks for: TTL 4-9 s, held to the end of the validity). The injector
+# (faultrun.php worker): 2 "short" (TTLs 300-1500 ms, mostly a new RedLock per call, as FPM
+# requests), 2 "solo" (the same, and one-node RedLock calls on the same servers between them),
+# 2 "long" (the holds the injector asks for, each in a new process: TTL 4-9 s, 5-9 s with
+# --short, held to shortly before the end of the validity, never extended). The injector
 # (faultrun.php inject, seeded: the seed is printed and --seed S repeats the schedule; the
 # timing is the machine's) runs scenario rounds, each with its parameters at random: a long
 # hold on a bare quorum (the other nodes cut off by a partition, or taken by a competing
@@ -91,7 +92,7 @@ else
     FR_PIDFILES=$(for k in 1 2 3 4 5; do printf '%s/node%d.pid,' "$REDLOCK_NODES_DIR" "$k"; done)
 fi
 FR_AUX=$(sed -n 's/^REDLOCK_TEST_AUX=//p' "$REDLOCK_NODES_DIR/env" | tr -d "'\"")
-export FR_SO="$so" FR_AUX FR_PIDFILES="${FR_PIDFILES%,}" FR_DIR="$work" FR_SEED="$seed" FR_RUN="$$x$RANDOM" FR_WORKERS=6
+export FR_SO="$so" REDLOCK_TEST_AUX="$FR_AUX" FR_PIDFILES="${FR_PIDFILES%,}" FR_DIR="$work" FR_SEED="$seed" FR_RUN="$$x$RANDOM" FR_WORKERS=6
 # the clock-shifting library (a C compiler is needed to build it)
 export FR_CLOCKSO=""
 if cc -shared -fPIC -O1 -o "$work/clockshift.so" "$root/tests/restart/clockshift.c" -ldl 2>"$work/cc.log"; then
@@ -101,7 +102,8 @@ else
     skipped=$((skipped + 1))
 fi
 "${php[@]}" "$here/faultrun.php" nodes-up || fail_setup "the nodes under the clock library"
-echo "nodes: $FR_NODES$( [ $netns = 1 ] && echo " (network namespaces)"), aux $FR_AUX"
+echo "nodes: $FR_NODES$( [ $netns = 1 ] && echo " (network namespaces)"), aux $FR_AUX," \
+    "restart_grace $("${php[@]}" -r 'echo ini_get("redlock.restart_grace");') (the default)"
 
 # ---- the run ------------------------------------------------------------------------------
 start=$(date +%s)
