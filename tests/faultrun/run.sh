@@ -30,16 +30,18 @@
 #
 # Environment: REDLOCK_SO (default <repo>/modules/redlock.so), FAULTRUN_SEED (as --seed),
 # FAULTRUN_NO_NETNS=1 (loopback nodes even as root), FAULTRUN_KEEP=1 (keep the work dir: the
-# injector's events.log, the workers' holds-W.log).
+# injector's events.log, the workers' holds-W.log), FR_LONG_TTL / FR_SHORT_TTL (the long holds' and
+# the short workers' TTL range in ms, "lo-hi"; defaults 4000-9000, 5000-9000 with --short, and
+# 300-1500).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 so=${REDLOCK_SO:-$root/modules/redlock.so}
-secs="" seed=${FAULTRUN_SEED:-}
+secs="" seed=${FAULTRUN_SEED:-} form=
 while [ $# -gt 0 ]; do
     case "$1" in
-        --short) secs=60 ; export FR_LONG_TTL=${FR_LONG_TTL:-5000-9000} ;;
-        --long) secs=${2:-}; shift ;;
+        --short) secs=60 form=--short; export FR_LONG_TTL=${FR_LONG_TTL:-5000-9000} ;;
+        --long) secs=${2:-} form="--long ${2:-}"; shift ;;
         --seed) seed=${2:-}; shift ;;
         *) secs="" ; break ;;
     esac
@@ -70,7 +72,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "faultrun: seed $seed, ${secs} s (repeat the schedule: tests/faultrun/run.sh $( [ "$secs" = 60 ] && echo --short || echo "--long $secs") --seed $seed)"
+echo "faultrun: seed $seed, ${secs} s (repeat the schedule: tests/faultrun/run.sh $form --seed $seed)"
 # nodes: in network namespaces when possible (partitions), else on loopback
 # shellcheck source=../netfault/net.sh
 . "$root/tests/netfault/net.sh"
@@ -128,7 +130,7 @@ passed=$((passed + p)); failed=$((failed + f))
 [ $((p + f)) -gt 0 ] || failed=$((failed + 1))
 echo "wall: $(( $(date +%s) - start )) s of run"
 if [ $failed -gt 0 ]; then
-    echo "the injector's events: $(wc -l <"$work/events.log") lines; repeat: tests/faultrun/run.sh --seed $seed $( [ "$secs" = 60 ] && echo --short || echo "--long $secs")"
+    echo "the injector's events: $(wc -l <"$work/events.log") lines; repeat: tests/faultrun/run.sh $form --seed $seed"
 fi
 finish
 [ $failed -eq 0 ]
