@@ -98,6 +98,16 @@ function fr_hold(array &$fig, int $id, RedLock $rl, string $prefix, string $res,
     $mine = "$id:" . bin2hex(random_bytes(4));
     if ($aux->cmd('SET', $mk, $mine, 'NX', 'PX', max(1, $l->remaining())) === null) $fig['live_overlaps']++;
     $v = (int) $aux->cmd('GET', $ck);
+    // FAULTRUN_DIAG=1: what each node holds for the key right after lock() returned (t: ours,
+    // o: another value, -: none, ?: no answer), for the report of an overlap
+    $on = getenv('FAULTRUN_DIAG') === '1' ? implode('', array_map(function (string $a) use ($prefix, $res, $l): string {
+        try {
+            $x = fr_node_cmd($a, 'GET', $prefix . $res);
+        } catch (Throwable $e) {
+            return '?';
+        }
+        return $x === null ? '-' : ($x === $l->token ? 't' : 'o');
+    }, fr_nodes())) : '';
     // work; a long hold wakes up now and then (a stop of its own process shows in the log)
     $until = fr_ms() + $workMs;
     while (($left = $until - fr_ms()) > 0) usleep((int) (min($left, 200) * 1000));
@@ -115,7 +125,7 @@ function fr_hold(array &$fig, int $id, RedLock $rl, string $prefix, string $res,
     } catch (RedLock\Exception $e) {
     }
     fwrite($log, json_encode(['w' => $id, 'k' => $prefix . $res, 'ttl' => $ttl, 't1' => $t1,
-        'te' => min($tr, $validEnd), 'valid_end' => $validEnd, 'tok' => $l->token, 'inc' => $inc]) . "\n");
+        'te' => min($tr, $validEnd), 'valid_end' => $validEnd, 'tok' => $l->token, 'inc' => $inc, 'on' => $on]) . "\n");
     fflush($log);
     return $l->token;
 }
@@ -331,6 +341,7 @@ final class Injector
     {
         if (!$force && !$this->mayLose($k)) return false;
         $pid = $this->pid($k);
+        $this->ev("kill n$k (restart)");               // (the restart's own line comes once it answers)
         if ($pid > 0) posix_kill($pid, SIGKILL);
         for ($i = 0; $i < 100 && $pid > 0 && file_exists("/proc/$pid") && !str_contains((string) @file_get_contents("/proc/$pid/stat"), ') Z'); $i++) usleep(10000);
         unset($this->paused[$k], $this->heals["resume$k"]);
@@ -596,7 +607,8 @@ function check(): int
     $problems = [];
     foreach (array_slice($overlaps, 0, 5) as [$key, $a, $b]) {
         $msg = sprintf('overlap on %s: worker %d (ttl %d ms) holds from %s to %s; worker %d (ttl %d ms) acquired at %s, %.0f ms before the first hold ended',
-            $key, $a['w'], $a['ttl'], $at($a['t1']), $at($a['te']), $b['w'], $b['ttl'], $at($b['t1']), ($a['te'] - $b['t1']) / 1e6);
+            $key, $a['w'], $a['ttl'], $at($a['t1']), $at($a['te']), $b['w'], $b['ttl'], $at($b['t1']), ($a['te'] - $b['t1']) / 1e6)
+            . ($a['on'] ?? '' ? " (nodes 1-5 at acquisition: {$a['on']} / {$b['on']}; t its token, o another, - none, ? no answer)" : '');
         $problems[] = $msg;
         // what the injector did while the first hold lasted
         foreach ($events as [$t, $what]) {

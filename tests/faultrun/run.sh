@@ -32,7 +32,8 @@
 # FAULTRUN_NO_NETNS=1 (loopback nodes even as root), FAULTRUN_KEEP=1 (keep the work dir: the
 # injector's events.log, the workers' holds-W.log), FR_LONG_TTL / FR_SHORT_TTL (the long holds' and
 # the short workers' TTL range in ms, "lo-hi"; defaults 4000-9000, 5000-9000 with --short, and
-# 300-1500).
+# 300-1500), FAULTRUN_DIAG=1 (after each lock() every node's value of the key is read and shown
+# with an overlap: t its token, o another, - none, ? no answer).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
