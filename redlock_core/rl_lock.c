@@ -2275,3 +2275,46 @@ int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, c
     *slots = slot_list(sp, splen, keep, limit, best, slotslen);
     return *slots ? RL_ACQUIRED : RL_ERROR;
 }
+
+/* ---- the decisions above, exported for the model checks (redlock_core/model):
+ * each calls the static function rl_acquire / rl_acquire_permit use ---- */
+
+/* an attempt's SET answers without the restart check (decide_ok_set) */
+int rl_decide_set(const rl_result *res, int n) { return decide_ok_set(NULL, res, n); }
+
+/* the nodes a failed attempt's cleanup skips (acq_cleanup_mask): bit i */
+uint64_t rl_cleanup_skip(const rl_result *res, int n)
+{
+    rl_cmd rel;
+    memset(&rel, 0, sizeof(rel));
+    (void)acq_cleanup_mask(&rel, res, n);
+    return rel.skip;
+}
+
+/* a fair lock()'s first attempt (decide_fair over decide_ok_set), and the
+ * ticket fair_ticket takes from its answers (0: none) */
+int rl_fair_decided(const rl_result *res, int n)
+{
+    fair_decide fd = {.inner = decide_ok_set, .ud = NULL, .q = rl_quorum(n)};
+    return decide_fair(&fd, res, n);
+}
+long long rl_fair_ticket(const rl_result *res, int n)
+{
+    acq a;
+    memset(&a, 0, sizeof(a));
+    a.fset.argc = 2;
+    return fair_ticket(&a, res, n, rl_quorum(n)) ? atoll(a.ticket) : 0;
+}
+
+/* a permit attempt's answers (decide_permit, permit_count): 1 when decided;
+ * *best the largest set of voting nodes that answered the same slots, and
+ * one of them (*best_node, -1 none) */
+int rl_permit_decided(const rl_ctx *c, double drift_factor, int limit, int weight, const rl_result *res, int n,
+                      int *best, int *best_node)
+{
+    permit_tally t = {.c = c, .drift_factor = drift_factor, .limit = limit, .weight = weight};
+    int d = decide_permit(&t, res, n);
+    *best = t.best;
+    *best_node = t.best_node;
+    return d;
+}
