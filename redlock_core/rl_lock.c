@@ -2025,17 +2025,32 @@ static int repairable(const rl_result *r, uint64_t since_us)
  * together are short of a quorum (deciding on the -1 as a "no" ended the
  * call before a slow node's 1 that, with the repair, made the quorum: extend
  * false with the key back on 3 of 5 nodes, seen on Valkey 8.1 nodes) */
+/* the repair may run: the lock is still valid (a restarted node's grace,
+ * at least our TTL from its restart, still keeps it out of every other
+ * lock's quorum). An extend() of an expired lock repairs nothing: another
+ * client may hold the resource by now (restart_model scripted-late) */
+static int may_repair(const rl_ctx *c, const rl_lock_info *info)
+{
+    return c->clock->now_us(c->clock->ctx) < info->valid_until_us;
+}
+
+typedef struct ext_ud {
+    const rl_lock_info *info;
+    int repair; /* may_repair() when the extend began */
+} ext_ud;
+
 static int decide_extend(void *ud, const rl_result *res, int n)
 {
-    const rl_lock_info *info = ud;
+    const ext_ud *x = ud;
+    const rl_lock_info *info = x->info;
     int ok = 0, maybe = 0;
     for (int i = 0; i < n; i++) {
         if (res[i].state == RL_PENDING) {
-            if (restarted_since(&res[i], info->start_us)) return 0;
+            if (x->repair && restarted_since(&res[i], info->start_us)) return 0;
             maybe++;
         } else if (res[i].state == RL_ANSWERED && is_one(&res[i].reply, NULL)) {
             ok++;
-        } else if (repairable(&res[i], info->start_us)) {
+        } else if (x->repair && repairable(&res[i], info->start_us)) {
             maybe++;
         }
     }
@@ -2101,13 +2116,14 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     if (c->rs) arg(&ext, c->rs->maxttl_key, c->rs->maxttl_keylen); /* raise and learn the longest TTL */
 
     uint64_t t0 = c->clock->now_us(c->clock->ctx);
-    if (c->tp->fanout(c->tp->ctx, &ext, res, n, c->rs ? decide_extend : decide_ok_one, c->rs ? info : NULL) != 0) {
+    ext_ud xu = {.info = info, .repair = c->rs && may_repair(c, info)};
+    if (c->tp->fanout(c->tp->ctx, &ext, res, n, c->rs ? decide_extend : decide_ok_one, c->rs ? &xu : NULL) != 0) {
         /* some nodes may have got the PEXPIRE */
         cap_validity(info, t0, c->clock->now_us(c->clock->ctx), ttl_ms, drift_factor);
         return RL_ERROR;
     }
     if (c->rs) {
-        repair(c, key, keylen, token, ttlbuf, ttllen, info, res);
+        if (xu.repair && may_repair(c, info)) repair(c, key, keylen, token, ttlbuf, ttllen, info, res);
         /* learn the longest TTL that enough credible answers prove */
         uint64_t now = c->clock->now_us(c->clock->ctx), cred = 0;
         for (int i = 0; i < n; i++)
