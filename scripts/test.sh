@@ -301,6 +301,11 @@ if [ $quick -eq 0 ]; then
     count torture-can-fail 0 1 0
   fi
 
+  section "randomized fault run (tests/faultrun --short: restarts, pauses, partitions, clock steps, deleted keys; restart_grace 'auto')"
+  REDLOCK_SO="$so" bash tests/faultrun/run.sh --short >"$log_dir/faultrun.log" 2>&1; rc=$?
+  grep -vE '^    ' "$log_dir/faultrun.log" | tail -n 25 | sed "s/^/    | /"
+  summary_count faultrun "$log_dir/faultrun.log" "$rc"
+
   section "real network faults (tests/netfault: nodes in network namespaces, silent partitions, loss; root only)"
   REDLOCK_SO="$so" bash tests/netfault/run.sh >"$log_dir/netfault.log" 2>&1; rc=$?
   grep -E '^(PASS|FAIL|SKIP) ' "$log_dir/netfault.log" | sed "s/^/    | /"
