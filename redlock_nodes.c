@@ -235,12 +235,20 @@ static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong i
             if (rl_node_check(nk->limit, 0, Z_STRVAL_P(v), Z_STRLEN_P(v)) != RL_LIMIT_OK) {
                 if (nk->limit == RL_FIELD_SOCKET)
                     NODE_ERR("\"%s\" must be an absolute path of at most %lld bytes", f, lim->max);
+                else if (lim->min == 0)
+                    NODE_ERR("\"%s\" must be at most %lld bytes", f, lim->max);
                 else
                     NODE_ERR("\"%s\" must be between %lld and %lld bytes", f, lim->min, lim->max);
                 return FAILURE;
             }
-            free(*field);
-            *field = nk->type == NODE_SECRET && Z_STRLEN_P(v) == 0 ? NULL : strndup(Z_STRVAL_P(v), Z_STRLEN_P(v));
+            if (nk->type == NODE_SECRET) {
+                /* copied as the core copies a secret (rl_secret_dup), never strndup */
+                rl_secret_free(*field);
+                *field = Z_STRLEN_P(v) == 0 ? NULL : rl_secret_dup(Z_STRVAL_P(v), Z_STRLEN_P(v));
+            } else {
+                free(*field);
+                *field = strndup(Z_STRVAL_P(v), Z_STRLEN_P(v));
+            }
             break;
         }
         case NODE_INT:
@@ -345,11 +353,8 @@ static zend_result node_tls(php_redlock_group *g, rl_node_conf *c, HashTable *no
 /* A secret of c no longer needed once the pooled connection has its copy. */
 static void wipe_secret(char **secret)
 {
-    if (*secret) {
-        ZEND_SECURE_ZERO(*secret, strlen(*secret));
-        free(*secret);
-        *secret = NULL;
-    }
+    rl_secret_free(*secret);
+    *secret = NULL;
 }
 
 zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)

@@ -152,6 +152,8 @@ static int parse_nodes(cli *c)
 {
     const char *pw = getenv("REDLOCK_PASSWORD");
     if (pw && !*pw) pw = NULL;
+    if (pw && strlen(pw) > RL_PASSWORD_MAX)
+        return usage_error("REDLOCK_PASSWORD is longer than %d bytes", RL_PASSWORD_MAX);
     const char *s = c->nodes;
     int idx = 0;
     while (*s) {
@@ -173,15 +175,12 @@ static int parse_nodes(cli *c)
         char *with_pw = pw ? uri_with_password(b, l, pw) : NULL;
         int rc = with_pw ? rl_uri_parse(with_pw, strlen(with_pw), conf, err, sizeof(err))
                          : rl_uri_parse(b, l, conf, err, sizeof(err));
-        if (with_pw) {
-            memset(with_pw, 0, strlen(with_pw));
-            free(with_pw);
-        }
+        rl_secret_free(with_pw); /* the password in it: wiped, by a wipe the compiler keeps */
         /* the message names the node by its place: the URI may hold a password */
         if (rc != 0) return usage_error("node %d of %s: %s", idx, c->nodes_from, err);
         c->n++;
         if (!conf->password && pw) {
-            conf->password = strdup(pw);
+            conf->password = rl_secret_dup(pw, strlen(pw));
             if (!conf->password) return usage_error("out of memory");
         }
         if (conf->tls) {
