@@ -483,6 +483,13 @@ ZEND_INI_MH(php_redlock_ini_update_STRING)
         php_error_docref(NULL, E_WARNING, "%s must be at most " ZEND_LONG_FMT " bytes", ZSTR_VAL(entry->name), d->max);
         return FAILURE;
     }
+    /* the value is kept as a C string: what follows a NUL would be dropped
+     * without a word ("a\0b" read as "a"), as the option refuses it */
+    if (memchr(ZSTR_VAL(new_value), '\0', ZSTR_LEN(new_value))) {
+        php_error_docref(NULL, E_WARNING, "%s must not contain NUL bytes, keeping \"%s\"", ZSTR_VAL(entry->name),
+                         entry->value ? ZSTR_VAL(entry->value) : "");
+        return FAILURE;
+    }
     return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
 }
 

@@ -463,6 +463,22 @@ typedef struct rl_call {
     int answered, ok, failed;
 } rl_call;
 
+/* Why a node's result does not count (rl_stats.c): failed, its reason (or
+ * its error's name); answered but out of the quorum (novote_ms > 0), why
+ * (README "Restarted nodes": "restarted N s ago, votes in M s", "clock
+ * stepped forward N s ago, votes in M s"); else "" (it counts, or its answer
+ * was not awaited). The one place such a reason is worded: the message below
+ * and the extension's stats() take it from here. Into buf as snprintf does;
+ * returns the reason's length (0: none). */
+size_t rl_result_why(const rl_result *r, char *buf, size_t len);
+/* The message of a call that reached no quorum, the CLI's and the
+ * extension's: "WHAT: could not reach a quorum (Q of N nodes needed, A
+ * answered): NAME WHY; NAME WHY; not awaited: NAME, NAME" -- each node that
+ * does not count with why (rl_result_why), then those whose answer the call
+ * did not wait for. names[i]: node i's name, never a password. Into buf as
+ * snprintf does (buf NULL and len 0: the length only); returns the length. */
+size_t rl_quorum_message(char *buf, size_t len, const char *what, const rl_call *call, int n, const char *const *names);
+
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call);
 int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token, rl_call *call);

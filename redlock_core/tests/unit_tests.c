@@ -983,6 +983,72 @@ static void test_uri_rejected(void)
     char e4[4] = "zzz";
     CHECK_EQ(rl_uri_parse("", 0, &conf, e4, sizeof(e4)), -1);
     CHECK(strlen(e4) <= 3);
+    /* user and password within their limits (rl_node_limits), once decoded */
+    size_t big = 3 * (size_t)RL_PASSWORD_MAX + 64;
+    char *u = malloc(big), err[160];
+    CHECK(u != NULL);
+    if (!u) return;
+    for (int k = 0; k < 5; k++) {
+        /* 0 password at the limit, 1 one past it, 2 one past it in %41s, 3 user past it, 4 user at it */
+        size_t plen = k == 0 ? RL_PASSWORD_MAX : k <= 2 ? RL_PASSWORD_MAX + 1 : 1;
+        size_t ulen = k == 3 ? RL_USER_MAX + 1 : k == 4 ? RL_USER_MAX : 1;
+        size_t o = (size_t)snprintf(u, big, "redis://");
+        memset(u + o, 'u', ulen);
+        o += ulen;
+        u[o++] = ':';
+        for (size_t i = 0; i < plen; i++) o += (size_t)(k == 2 ? snprintf(u + o, big - o, "%%41") : (u[o] = 'p', 1));
+        o += (size_t)snprintf(u + o, big - o, "@h:1");
+        memset(&conf, 0, sizeof(conf));
+        err[0] = '\0';
+        int rc = rl_uri_parse(u, o, &conf, err, sizeof(err));
+        CHECK_EQ(rc, k == 0 || k == 4 ? 0 : -1);
+        if (rc == 0) {
+            CHECK_EQ(strlen(conf.password), plen);
+            rl_node_conf_free(&conf);
+        } else {
+            CHECK_STR(err, k == 3 ? "user is longer than 4096 bytes" : "password is longer than 65536 bytes");
+        }
+    }
+    free(u);
+    CHECK_EQ(rl_node_check(RL_FIELD_PASSWORD, 0, "x", RL_PASSWORD_MAX + 1), RL_LIMIT_RANGE);
+    CHECK_EQ(rl_node_check(RL_FIELD_USER, 0, "", 0), RL_LIMIT_OK);
+}
+
+/* The message of a call without a quorum, the CLI's and the extension's: a
+ * failed node with its reason, answered nodes out of the quorum with why,
+ * those not awaited last; the voting node is not named. */
+static void test_quorum_message(void)
+{
+    rl_call call;
+    memset(&call, 0, sizeof(call));
+    call.res[0] = (rl_result){.state = RL_FAILED, .err = RL_E_REFUSED};
+    snprintf(call.res[0].reason, sizeof(call.res[0].reason), "connect: Connection refused");
+    call.res[1] = (rl_result){.state = RL_ANSWERED, .novote_ms = 57001, .up_ms = 2999};
+    call.res[2] = (rl_result){.state = RL_ANSWERED, .novote_ms = 1000, .up_ms = 5000, .novote_clock = 1};
+    call.res[3] = (rl_result){.state = RL_ANSWERED};
+    call.res[4] = (rl_result){.state = RL_FAILED, .err = RL_E_TIMEOUT};
+    call.res[5] = (rl_result){.state = RL_PENDING};
+    call.res[6] = (rl_result){.state = RL_PENDING};
+    call.answered = 3;
+    const char *names[] = {"a:1", "b:2", "c:3", "d:4", "e:5", "f:6", "g:7"};
+    const char *want = "lock: could not reach a quorum (4 of 7 nodes needed, 3 answered): a:1 connect: Connection "
+                       "refused; b:2 restarted 2 s ago, votes in 58 s; c:3 clock stepped forward 5 s ago, votes in "
+                       "1 s; e:5 timeout; not awaited: f:6, g:7";
+    char buf[512];
+    CHECK_EQ(rl_quorum_message(buf, sizeof(buf), "lock", &call, 7, names), strlen(want));
+    CHECK_STR(buf, want);
+    CHECK_EQ(rl_quorum_message(NULL, 0, "lock", &call, 7, names), strlen(want));
+    char small[20];
+    CHECK_EQ(rl_quorum_message(small, sizeof(small), "lock", &call, 7, names), strlen(want));
+    CHECK_EQ(strlen(small), sizeof(small) - 1);
+    /* nothing failed, one not awaited: no "; " before it has anything to follow */
+    call.res[0].state = call.res[4].state = RL_ANSWERED;
+    call.res[1].novote_ms = call.res[2].novote_ms = 0;
+    call.res[6].state = RL_ANSWERED;
+    CHECK_EQ(rl_quorum_message(buf, sizeof(buf), "isLocked", &call, 7, names), strlen(buf));
+    CHECK_STR(buf, "isLocked: could not reach a quorum (4 of 7 nodes needed, 3 answered); not awaited: f:6");
+    CHECK_EQ(rl_result_why(&call.res[3], buf, sizeof(buf)), 0);
+    CHECK_STR(buf, "");
 }
 
 /* No error message ever contains the password (raw or decoded), and none
@@ -3881,6 +3947,7 @@ static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"tokens", test_tokens},
                                   {"uri_accepted", test_uri_accepted},
                                   {"uri_rejected", test_uri_rejected},
+                                  {"quorum_message", test_quorum_message},
                                   {"conf_fields", test_conf_fields},
                                   {"uri_error_never_has_password", test_uri_error_never_has_password},
                                   {"node_conf_name", test_node_conf_name},

@@ -541,8 +541,29 @@ bwait "$a" 20; rca=$?
 check restart_empty_no_second_holder '[ $rc -eq 0 ] && [ "$ka" = 3 ] && [ $rcb -ne 0 ] && [ $rca -eq 0 ]' \
     "first rc=$rc, A on $ka nodes, B rc=$rcb (must not be 0: B won the restarted node's vote) $(cat "$tmp/err2"), A rc=$rca $(cat "$tmp/bgerr")"
 
+# ---- nodes that answer but do not vote: exit 69 names each with why, as the extension's QuorumException ----
+# 3 nodes and a prefix of their own: a lock writes its maxttl key (6 s); 2.5 s later nodes 2 and 3 are
+# restarted empty; a new redlock finds their uptime below that key's age on node 1, so they answer but stay
+# out of the quorum for the grace: "2 of 3 nodes needed, 3 answered". On 574973c the message ended there.
+P2=$(res "nv:")
+n3="${NODES[0]},${NODES[1]},${NODES[2]}"
+"$BIN" -n "$n3" --prefix "$P2" -t 6000 nv0 -- true 2>"$tmp/err"; rc0=$?
+t0=$(ms)
+sleep_until $((t0 + 2500))
+for i in 2 3; do bash tests/nodes.sh kill "$i" >/dev/null; bash tests/nodes.sh restart "$i" >/dev/null; done
+"$BIN" -n "$n3" --prefix "$P2" nv -- true 2>"$tmp/err"; rc=$?
+nv_why() { grep -q "${NODES[$1]} restarted [0-9]* s ago, votes in [0-9]* s" "$tmp/err"; }
+check no_vote_69_names_nodes_and_why '[ $rc0 -eq 0 ] && [ $rc -eq 69 ] && grep -q "(2 of 3 nodes needed, 3 answered)" "$tmp/err" && nv_why 1 && nv_why 2 && ! grep -q "${NODES[0]} " "$tmp/err"' \
+    "first rc=$rc0, rc=$rc: $(cat "$tmp/err")"
+
 # ---- TLS: a rediss:// node is never used in clear; the --tls-* settings ----
-"$BIN" --tls-cafile /nonexistent --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
+# a --tls-* file that cannot be read is named before any connection (usage error), as the extension names it;
+# on 574973c every node failed at connect with "TLS CA store: system lib", exit 69
+"$BIN" --tls-cafile "$tmp/missing-ca.crt" -n "rediss://${NODES[0]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
+check tls_cafile_missing_named_up_front '[ $rc -eq 64 ] && grep -q -- "--tls-cafile cannot be read: $tmp/missing-ca.crt (No such file or directory)" "$tmp/err" && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err")"
+"$BIN" --tls-cert "$tmp" -n "rediss://${NODES[0]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
+check tls_cert_directory_named_up_front '[ $rc -eq 64 ] && grep -q -- "--tls-cert is not a regular file: $tmp" "$tmp/err" && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err")"
+"$BIN" --tls-no-verify -n "rediss://${NODES[0]},rediss://${NODES[1]},rediss://${NODES[2]}" "$(res tls)" -- sh -c 'echo RAN' >"$tmp/out" 2>"$tmp/err"; rc=$?
 check tls_node_not_in_clear '[ $rc -eq 69 ] && ! grep -q RAN "$tmp/out"' "rc=$rc $(cat "$tmp/err")"
 # a build without OpenSSL refuses rediss:// nodes, exit 69, before any connection
 if make -s -C redlock_core B="$tmp/build-notls" TLS=0 cli >"$tmp/notls.log" 2>&1; then
