@@ -784,6 +784,7 @@ typedef struct node_agg {
     rl_node_stats st;
     uint64_t nv_until_us, nv_since_us; /* out of the quorum (restarted), 0: votes */
     bool nv_clock;                     /* (for a clock step) */
+    unsigned char nv_need;             /* past its grace, waits for more voters' answers */
     int no_info;
 } node_agg;
 
@@ -813,10 +814,11 @@ static void agg_pooled(php_redlock_pooled *p, void *ctx)
     /* API.md "Restarted nodes": out of the quorum as its last call judged, or no INFO */
     rl_ident id;
     rl_conn_ident(p->conn, &id);
-    if (p->nv_until_us > x->now && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
+    if ((p->nv_until_us > x->now || p->nv_need) && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
         a->nv_until_us = p->nv_until_us;
         a->nv_since_us = p->nv_since_us;
         a->nv_clock = p->nv_clock;
+        a->nv_need = p->nv_need;
     }
     a->no_info |= id.no_info;
     if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
@@ -866,9 +868,10 @@ PHP_METHOD(RedLock, stats)
         if (a->nv_until_us) {
             /* worded as in a QuorumException: the core's rl_result_why */
             rl_result r = {.state = RL_ANSWERED,
-                           .novote_ms = (int64_t)((a->nv_until_us - now + 999u) / 1000u),
+                           .novote_ms = a->nv_until_us > now ? (int64_t)((a->nv_until_us - now + 999u) / 1000u) : 0,
                            .up_ms = (int64_t)((now - a->nv_since_us) / 1000u),
-                           .novote_clock = a->nv_clock};
+                           .novote_clock = a->nv_clock,
+                           .novote_need = a->nv_need};
             char why[RL_REASON_LEN + 64];
             rl_result_why(&r, why, sizeof(why));
             add_assoc_string(&node, "not_voting_why", why);

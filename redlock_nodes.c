@@ -62,9 +62,11 @@ void php_redlock_group_votes(php_redlock_group *g)
             p->nv_until_us = rs->judged_us[i] + (uint64_t)rs->novote_ms[i] * 1000u;
             p->nv_since_us = rs->judged_us[i] - (uint64_t)rs->up_ms[i] * 1000u;
             p->nv_clock = rs->novote_clock[i];
+            p->nv_need = rs->novote_need[i];
         } else {
             p->nv_until_us = p->nv_since_us = 0;
             p->nv_clock = false;
+            p->nv_need = 0;
         }
     }
 }

@@ -252,7 +252,13 @@ typedef struct rl_result {
      * data, API.md "Restarted nodes"); up_ms: how long it has been up */
     int64_t novote_ms, up_ms;
     int novote_clock; /* the reason is a clock step (up_ms: since the step), not a restart */
+    /* > 0: past its grace, it waits for that many more voting nodes'
+     * answers in one call to prove the longest TTL (novote_ms is then 1) */
+    int novote_need;
 } rl_result;
+/* how a node past its grace that waits for other nodes' answers is named
+ * (a QuorumException, stats(), redlock(1)): its uptime in s, the voters missing */
+#define RL_NOVOTE_NEED_FMT "restarted %llu s ago, past its grace, votes when %u more voting nodes answer in one call"
 
 /* ---- one command to all nodes ---- */
 #define RL_MAX_ARGS 16
@@ -414,6 +420,7 @@ typedef struct rl_restart {
     int64_t novote_ms[RL_MAX_NODES], up_ms[RL_MAX_NODES];
     uint64_t judged_us[RL_MAX_NODES];
     unsigned char novote_clock[RL_MAX_NODES];
+    unsigned char novote_need[RL_MAX_NODES]; /* as rl_result.novote_need */
     /* calm: while every node is calm for a TTL, an attempt skips the maxttl
      * key (rl_acquire: a calm attempt); any change seen in its answers makes
      * it a checked attempt again */
@@ -464,10 +471,10 @@ typedef struct rl_call {
 } rl_call;
 
 /* Why a node's result does not count (rl_stats.c): failed, its reason (or
- * its error's name); answered but out of the quorum (novote_ms > 0), why
- * (README "Restarted nodes": "restarted N s ago, votes in M s", "clock
- * stepped forward N s ago, votes in M s"); else "" (it counts, or its answer
- * was not awaited). The one place such a reason is worded: the message below
+ * its error's name); answered but out of the quorum (novote_ms or
+ * novote_need > 0), why (README "Restarted nodes": "restarted N s ago, votes
+ * in M s", "clock stepped forward N s ago, votes in M s", RL_NOVOTE_NEED_FMT);
+ * else "" (it counts, or its answer was not awaited). The one place such a reason is worded: the message below
  * and the extension's stats() take it from here. Into buf as snprintf does;
  * returns the reason's length (0: none). */
 size_t rl_result_why(const rl_result *r, char *buf, size_t len);

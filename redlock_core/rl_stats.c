@@ -43,12 +43,15 @@ size_t rl_result_why(const rl_result *r, char *buf, size_t len)
 {
     msg_buf m = {buf, len, 0};
     if (len) buf[0] = '\0';
-    if (r->state == RL_FAILED)
+    if (r->state == RL_FAILED) {
         put(&m, "%s", r->reason[0] ? r->reason : rl_err_name(r->err));
-    else if (r->state == RL_ANSWERED && r->novote_ms > 0)
+    } else if (r->state == RL_ANSWERED && r->novote_need > 0) {
         /* a node out of the quorum (README "Restarted nodes") is no failure, but it says why */
+        put(&m, RL_NOVOTE_NEED_FMT, (unsigned long long)(r->up_ms / 1000), (unsigned)r->novote_need);
+    } else if (r->state == RL_ANSWERED && r->novote_ms > 0) {
         put(&m, "%s %lld s ago, votes in %lld s", r->novote_clock ? "clock stepped forward" : "restarted",
             (long long)(r->up_ms / 1000), (long long)((r->novote_ms + 999) / 1000));
+    }
     return m.n;
 }
 

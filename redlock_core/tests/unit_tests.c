@@ -1049,6 +1049,11 @@ static void test_quorum_message(void)
     CHECK_STR(buf, "isLocked: could not reach a quorum (4 of 7 nodes needed, 3 answered); not awaited: f:6");
     CHECK_EQ(rl_result_why(&call.res[3], buf, sizeof(buf)), 0);
     CHECK_STR(buf, "");
+    /* past its grace, waiting for more voters' answers (RL_NOVOTE_NEED_FMT) */
+    rl_result need = {.state = RL_ANSWERED, .novote_ms = 1, .up_ms = 61000, .novote_need = 2};
+    const char *want_need = "restarted 61 s ago, past its grace, votes when 2 more voting nodes answer in one call";
+    CHECK_EQ(rl_result_why(&need, buf, sizeof(buf)), strlen(want_need));
+    CHECK_STR(buf, want_need);
 }
 
 /* No error message ever contains the password (raw or decoded), and none
@@ -2880,7 +2885,10 @@ static void scripted_stop(scripted *s)
 
 /* the answers to the SCRIPT LOADs of a connect (rlc_queue_scripts: 17 scripts) */
 #define HS_SHA "$40\r\n0123456789012345678901234567890123456789\r\n"
-#define HS_REPLIES HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
+/* every new connection asks INFO server and INFO persistence first (the
+ * identity, also with one node); refused here: the node votes unchecked */
+#define HS_INFO "-NOPERM no INFO\r\n-NOPERM no INFO\r\n"
+#define HS_REPLIES HS_INFO HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
@@ -3853,6 +3861,95 @@ static void test_vote_mask(void)
     CHECK_EQ(res[0].novote_ms, 0); /* (not out: undecided) */
 }
 
+/* Two nodes restarted empty within one grace do not clear each other: the
+ * longest TTL must come from nodes that vote by themselves. 5 nodes: V used
+ * 1 s TTLs (it judged every node before); H holds a 30 s lock on n1-n3 (n4,
+ * n5 never saw it); n2 and n3 restart empty and answer V's 1 s; n1 is slow. */
+static void test_vote_mask_restarts_together(void)
+{
+    const uint64_t now = 1000000000000ull;
+    const uint64_t old = now - 3600ull * 1000000u, young = now - 3000000u; /* up 1 h, up 3 s */
+    rl_restart rs;
+    rl_result res[5];
+    int wait;
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    rs.maxttl_ms = 1000;
+    for (int i = 0; i < 5; i++) rs.ok_inc[i] = 1;
+    res[0].state = RL_PENDING; /* n1: slow */
+    vote_res(&res[1], 1, 1000, 2000, 2, young, 0, 1);
+    vote_res(&res[2], 1, 1000, 2000, 2, young, 0, 1);
+    vote_res(&res[3], 1, 1000, 600000, 1, old, 0, 0);
+    vote_res(&res[4], 1, 1000, 600000, 1, old, 0, 0);
+    uint64_t m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x18); /* n2, n3 out: 2 voters prove nothing (3 are needed) */
+    CHECK_EQ(wait, 1); /* their judgment waits for n1 */
+    res[0].state = RL_FAILED;
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x18);
+    CHECK_EQ(wait, 0);
+    CHECK_EQ(res[1].novote_ms, 1); /* past its 1 s grace, but unconfirmed: */
+    CHECK_EQ(res[1].novote_need, 1); /* one more voter's answer wanted */
+    CHECK_EQ(rs.novote_need[2], 1);
+    /* n1 answers its 30 s: the grace is 30 s from their start */
+    vote_res(&res[0], 0, 30000, 600000, 1, old, 0, 0);
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x19);
+    CHECK_EQ(rs.maxttl_ms, 30000);
+    CHECK_EQ(res[1].novote_ms, 30000 + 300 + 2 - 2000);
+    CHECK_EQ(res[1].novote_need, 0);
+    /* and once up for it, with 3 voters, they vote */
+    m = rl_vote_mask(&rs, res, 5, now + 40000000u, 0.01, &wait);
+    CHECK_EQ(m, 0x1f);
+}
+
+/* What one node may claim of its maxttl key (README "A hostile or damaged
+ * node"): more than the longest TTL, or (without AOF) an age beyond its own
+ * uptime, is not believed; a larger TTL than enough others prove is not
+ * learnt; and one old key among 4 credible answers does not make a node
+ * "restarted" on first sight (2 witnesses are needed of 5 nodes). */
+static void test_vote_mask_one_node_word(void)
+{
+    const uint64_t now = 1000000000000ull;
+    const uint64_t old = now - 3600ull * 1000000u; /* up 1 h */
+    rl_restart rs;
+    rl_result res[5];
+    int wait;
+    /* SET "\0redlock:maxttl" "2000000000:1" on node 0 (AOF off): age 56 years > its 1 h */
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    vote_res(&res[0], 1, 2000000000, 1765000000000LL, 1, old, 0, 0);
+    for (int i = 1; i < 3; i++) vote_res(&res[i], 1, 30000, 600000, 1, old, 0, 0);
+    CHECK(!rl_maxttl_credible(&res[0], now));
+    CHECK(rl_maxttl_credible(&res[1], now));
+    uint64_t m = rl_vote_mask(&rs, res, 3, now, 0.01, &wait);
+    CHECK_EQ(m, 7);
+    CHECK_EQ(rs.maxttl_ms, 30000);
+    /* beyond 2^31 - 1, or a negative age: not believed */
+    vote_res(&res[0], 1, 9000000000000000000LL, 5, 1, old, 1, 0);
+    CHECK(!rl_maxttl_credible(&res[0], now));
+    vote_res(&res[0], 1, 30000, -7, 1, old, 1, 0);
+    CHECK(!rl_maxttl_credible(&res[0], now));
+    /* with AOF the ancient key is credible, but of 5 nodes one witness is
+     * not enough, and its 2e9 ms are not learnt (3rd largest of 5) */
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    vote_res(&res[0], 1, 2000000000, 1765000000000LL, 1, old, 1, 0);
+    for (int i = 1; i < 5; i++) vote_res(&res[i], 1, 30000, 600000, 1, old, 0, 0);
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x1f);
+    CHECK_EQ(rs.maxttl_ms, 30000);
+    /* two old keys of five are evidence: the young node is suspect */
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    vote_res(&res[1], 1, 30000, 600000, 1, now - 5000000u, 0, 0); /* up 5 s, key 600 s: a witness... */
+    vote_res(&res[4], 1, 30000, 600000, 1, old, 0, 0);
+    vote_res(&res[2], 1, 30000, 3000, 1, now - 4000000u, 0, 0); /* up 4 s */
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK(!rl_maxttl_credible(&res[1], now)); /* ... not believed: older than its own uptime */
+    CHECK_EQ(m & 4, 0); /* node 2: witnesses 0 (AOF) and 3, 4: of 3 credible others, need 1 */
+}
+
 /* the clock-step check: the server's wall clock against our monotonic
  * clock, sample by sample; a forward step beyond 1% of the time between the
  * samples + the old sample's round trip + 10 ms marks the node; a step back,
@@ -3927,6 +4024,8 @@ static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"info_parse", test_info_parse},
                                   {"vote_mask", test_vote_mask},
                                   {"clock_step", test_clock_step},
+                                  {"vote_mask_restarts_together", test_vote_mask_restarts_together},
+                                  {"vote_mask_one_node_word", test_vote_mask_one_node_word},
                                   {"acquire_restart_check_command", test_acquire_restart_check_command},
                                   {"acquire_exact_quorum", test_acquire_exact_quorum},
                                   {"acquire_set_command", test_acquire_set_command},
