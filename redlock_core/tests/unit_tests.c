@@ -849,6 +849,87 @@ static void conf_fill(rl_node_conf *c, int tag)
     RL_NODE_CONF_FIELDS(FILL)
 }
 
+/* The vector registers (zmm0-31 with AVX-512, else ymm0-15), for
+ * secret_copy_no_simd: cleared (out NULL), or their contents into out; the
+ * bytes read, 0 without AVX (the test then checks nothing). */
+#if defined(__x86_64__)
+#define VREGS_MAX (32 * 64)
+#define VREGS_LO(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
+#define VREGS_HI(M) M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31)
+#define VREG_ZERO(n) "vpxorq %%zmm" #n ", %%zmm" #n ", %%zmm" #n "\n\t"
+#define VREG_YMM(n) "vmovdqu %%ymm" #n ", " #n "*32(%0)\n\t"
+#define VREG_ZMM(n) "vmovdqu64 %%zmm" #n ", " #n "*64(%0)\n\t"
+static size_t vregs_read(unsigned char *out)
+{
+    int avx512 = __builtin_cpu_supports("avx512f");
+    if (!avx512 && !__builtin_cpu_supports("avx")) return 0;
+    if (!out) {
+        /* zmm16-31: the EVEX forms of memcpy() use them (no vzeroupper needed) */
+        if (avx512) __asm__ volatile(VREGS_HI(VREG_ZERO)::: "memory");
+        __asm__ volatile("vzeroall" ::: "memory");
+        return 0;
+    }
+    if (!avx512) {
+        __asm__ volatile(VREGS_LO(VREG_YMM) : : "r"(out) : "memory");
+        return 16 * 32;
+    }
+    __asm__ volatile(VREGS_LO(VREG_ZMM) VREGS_HI(VREG_ZMM) : : "r"(out) : "memory");
+    return 32 * 64;
+}
+
+/* how many 8-byte pieces of secret[0..n) the registers hold */
+static int vregs_pieces(const char *secret, size_t n)
+{
+    unsigned char regs[VREGS_MAX];
+    size_t len = vregs_read(regs);
+    int found = 0;
+    for (size_t i = 0; i + 8 <= n; i++) found += memmem(regs, len, secret + i, 8) != NULL;
+    return found;
+}
+#endif
+
+/* A node's secrets are copied byte by byte, never through the vector
+ * registers (whose contents the dynamic linker's lazy binding, or a signal,
+ * later saves on the stack where no wipe reaches): the registers are
+ * cleared, the settings copied (rl_node_conf_copy: the connections', the
+ * watchdog's, the subscribers' copies) or a secret duplicated
+ * (rl_secret_dup: the CLI's, the extension's), then read. With strdup()
+ * (574973c's rl_node_conf_copy) they held pieces of the password. */
+static void test_secret_copy_no_simd(void)
+{
+#if defined(__x86_64__)
+    /* static: its own initialisation copies nothing through the registers */
+    static const char pw[] = "Simd-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789abcdefghijk"
+                             "lmnopqrstuvwxyzABCDEFGHIJ";
+    static const char pp[] = "Pass-zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA-9876543210";
+    rl_node_conf src, dst;
+    memset(&src, 0, sizeof(src));
+    src.host = (char *)"h";
+    src.port = 1;
+    src.user = (char *)"u";
+    src.password = (char *)pw;
+    src.tls = 1;
+    src.tls_conf.passphrase = (char *)pp;
+    vregs_read(NULL);
+    int rc = rl_node_conf_copy(&dst, &src);
+    int in_regs = vregs_pieces(pw, sizeof(pw) - 1) + vregs_pieces(pp, sizeof(pp) - 1);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(in_regs, 0);
+    if (rc == 0) {
+        CHECK_STR(dst.password, pw);
+        CHECK_STR(dst.tls_conf.passphrase, pp);
+        rl_node_conf_free(&dst);
+    }
+    vregs_read(NULL);
+    char *d = rl_secret_dup(pw, sizeof(pw) - 1);
+    in_regs = vregs_pieces(pw, sizeof(pw) - 1);
+    CHECK(d != NULL);
+    CHECK_EQ(in_regs, 0);
+    if (d) CHECK_STR(d, pw);
+    rl_secret_free(d);
+#endif
+}
+
 static void test_conf_fields(void)
 {
     rl_node_conf base, copy, other;
@@ -4048,6 +4129,7 @@ static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"uri_rejected", test_uri_rejected},
                                   {"quorum_message", test_quorum_message},
                                   {"conf_fields", test_conf_fields},
+                                  {"secret_copy_no_simd", test_secret_copy_no_simd},
                                   {"uri_error_never_has_password", test_uri_error_never_has_password},
                                   {"node_conf_name", test_node_conf_name},
                                   {"resp_format", test_resp_format},

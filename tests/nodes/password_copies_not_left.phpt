@@ -29,9 +29,14 @@ require __DIR__ . '/../config.inc';
 //   anywhere; 2 processes whose last call is a second bad URI (no call after
 //   it may reuse its freed block, whose start malloc writes over; a call that
 //   deep writes over the stack, so those two are not looked at for the first).
-// On 574973c: 3 pieces of the good password's end on the stack of every
-// process (none without the auto_extend lock and the wait), the decoded bad
-// password in both of the others.
+// LD_BIND_NOT: every call through the PLT goes through the dynamic linker,
+// which saves the vector registers on the stack each time (not only at a
+// function's first call), so what a copy left there is seen wherever it is.
+// On 574973c: 4 pieces of the good password's end on the stack of every
+// process (3 without LD_BIND_NOT; none without the auto_extend lock and the
+// wait), the decoded bad password in both of the others. Whether a copy's
+// registers are saved depends on the calls that follow it: the C unit test
+// secret_copy_no_simd reads the registers right after rl_node_conf_copy.
 $user = 'rl_cpy_' . bin2hex(random_bytes(3));
 $pw = 'Cpy-' . bin2hex(random_bytes(60));
 $bad = fn(int $n) => 'Bad-' . implode('%21', str_split(bin2hex(random_bytes($n)), 10));
@@ -81,9 +86,9 @@ $cases = [[1, false], [10, false], [20, false], [30, false], [40, false], [50, f
 foreach ($cases as [$len, $decode]) {
     $name = "name +$len" . ($decode ? ', bad URI last' : '');
     file_put_contents($file, json_encode([$user, $decode ? [$short, $long] : [$short], "$res:" . str_repeat('x', $len)]));
-    // exec: the pid is the child's own
+    // exec: the pid is the child's own; LD_BIND_NOT: above
     $p = proc_open('exec ' . rl_php_cmd() . ' -f ' . escapeshellarg("$file.php"),
-        [['pipe', 'r'], ['pipe', 'w'], ['file', '/dev/null', 'w']], $pipes, null, ['RL_COPY_CASE' => $file] + getenv());
+        [['pipe', 'r'], ['pipe', 'w'], ['file', '/dev/null', 'w']], $pipes, null, ['RL_COPY_CASE' => $file, 'LD_BIND_NOT' => '1'] + getenv());
     $pid = proc_get_status($p)['pid'];
     stream_set_timeout($pipes[1], (int) rl_slack(30));
     $line = (string) fgets($pipes[1]);
