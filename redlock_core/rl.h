@@ -490,8 +490,8 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
                rl_call *call);
 int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token, rl_call *call);
 /* One permit of a semaphore of limit (1..RL_MAX_PERMITS) on key (prefix .
- * resource): weight slots, each held on a quorum (API.md "Semaphores";
- * HACKING.md "Semaphores"). RL_ACQUIRED: *slots (malloc'd, the caller frees)
+ * resource): weight slots that one quorum of the same nodes holds together
+ * (HACKING.md "Semaphores"). RL_ACQUIRED: *slots (malloc'd, the caller frees)
  * is the key list of its slots, which rl_release/rl_extend/rl_is_held and
  * the watchdog take like any key; RL_LIMIT: *other_limit is the limit the
  * nodes hold permits under. o->token must be NULL (no caller-chosen token). */
@@ -500,7 +500,7 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
                       const rl_opts *o, rl_lock_info *info, char **slots, size_t *slotslen, int *other_limit,
                       rl_call *call);
 /* restore() of a permit: the slots of key's semaphore (limit slots) that
- * hold token on a quorum, asked of every node. RL_ACQUIRED: *slots
+ * hold token on a quorum of the same nodes, asked of every node. RL_ACQUIRED: *slots
  * (malloc'd) their key list, *found how many; RL_LOST: none;
  * RL_NO_QUORUM: fewer than a quorum answered. */
 int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, const char *token, size_t token_len,
