@@ -110,6 +110,12 @@ int rl_random_hex(const rl_random *rnd, char *out, size_t nbytes);
  * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
 int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
 
+/* ---- secrets (rl_conn.c; rl_uri.c's rl_secret_* for the callers) ---- */
+/* a wipe the compiler cannot drop */
+void rlc_wipe(void *p, size_t n);
+/* a copy byte by byte through volatile pointers: never in the SIMD registers */
+void rlc_copy_secret(char *dst, const char *src, size_t n);
+
 /* ---- connections (rl_conn.c): for tests ---- */
 
 /* how long the node is skipped after failed connects */
