@@ -61,6 +61,9 @@ int rl_fair_decided(const rl_result *res, int n);
 long long rl_fair_ticket(const rl_result *res, int n);
 int rl_permit_decided(const rl_ctx *c, double drift_factor, int limit, int weight, const rl_result *res, int n,
                       int *best, int *best_node);
+/* node i's permit answer decoded as the tally decodes it: 1 when it is the w
+ * slots, their bits in bits[RL_MAX_PERMITS / 64] (the slots kept when i is best_node) */
+int rl_permit_slots(const rl_ctx *c, int limit, int weight, const rl_result *res, int n, int i, uint64_t *bits);
 
 /* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
  * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must

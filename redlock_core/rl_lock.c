@@ -2334,3 +2334,15 @@ int rl_permit_decided(const rl_ctx *c, double drift_factor, int limit, int weigh
     *best_node = t.best_node;
     return d;
 }
+
+/* node i's permit answer as permit_count decodes it (permit_answer, then the
+ * script's w slots): 1 when it is w slots, in bits (PERMIT_WORDS words: what
+ * rl_acquire_permit keeps when i is best_node), else 0 */
+int rl_permit_slots(const rl_ctx *c, int limit, int weight, const rl_result *res, int n, int i, uint64_t *bits)
+{
+    permit_tally t = {.c = c, .limit = limit, .weight = weight};
+    permit_count(&t, res, n);
+    if (!(t.decoded >> i & 1) || t.kind[i] != PA_SLOTS) return 0;
+    memcpy(bits, t.bits[i], sizeof(t.bits[i]));
+    return 1;
+}

@@ -1,6 +1,6 @@
 /* sem_model.c -- randomized explorer of the semaphore quorum rule (API.md "Semaphores").
  *
- * Not the C core: a model of the rule itself. N nodes (3, 5), C clients (3, 4), a
+ * The nodes and clients are a model; the slots rule's decision is the C core's. N nodes (3, 5), C clients (3, 4), a
  * semaphore of limit L (1 to 4) and, per run, a weight W (1, or 2 when L >= 2) that
  * every client asks for. Every client runs K acquisitions. Each request and each
  * reply is a message on the FIFO channel of one (client, node) pair -- a connection --
@@ -21,6 +21,10 @@
  *                  the client wins when a quorum of nodes answered the same W slots,
  *                  keeps those and releases the rest on every node (the same
  *                  connection: behind the request)              -- must never violate
+ *                  (decided, won and the slots kept come from the core: rl_permit_decided
+ *                  and rl_permit_slots over the answers rl_script_permit gives, a bitmap
+ *                  or nil; so a bug in decide_permit, permit_count or permit_answer
+ *                  fails this variant)
  *                  (the core's next try of a split attempt, from another start, is a
  *                  failed attempt and a new one with that start: the model draws
  *                  every start)
@@ -177,6 +181,47 @@ static void send_all(world *w, int ci, msg m)
     for (int i = 0; i < w->n; i++) push(&w->up[ci][i], m);
 }
 
+/* the replies of client c's attempt as the core receives them from rl_script_permit
+ * (no restart check: no ARGV[6], a plain answer): the slots set as a bitmap, bit s of
+ * byte s / 8 in (L + 7) / 8 bytes, or nil when it set none; pending, or failed once
+ * the client gave up (final) */
+static void permit_replies(const world *w, const client *c, int final, rl_result *res)
+{
+    memset(res, 0, sizeof(rl_result) * (size_t)w->n);
+    for (int i = 0; i < w->n; i++) {
+        res[i].sent = 1;
+        if (c->got[i] < 0) {
+            res[i].state = final ? RL_FAILED : RL_PENDING;
+            continue;
+        }
+        res[i].state = RL_ANSWERED;
+        if (!c->got[i]) {
+            res[i].reply.type = RL_REPLY_NIL;
+            continue;
+        }
+        res[i].reply.type = RL_REPLY_STRING;
+        res[i].reply.len = (size_t)(w->lim + 7) / 8;
+        for (size_t k = 0; k < res[i].reply.len; k++) res[i].reply.str[k] = (char)(c->got[i] >> (k * 8) & 0xff);
+    }
+}
+
+/* the slots rule, decided by the core (decide_permit, permit_count): 0 while
+ * undecided; else *win when the largest set of nodes that answered the same slots
+ * is a quorum, and *kept the slots the core decodes from one of them (what
+ * rl_acquire_permit keeps) */
+static int core_decides(const world *w, const client *c, int final, int *win, int *kept)
+{
+    static const rl_ctx ctx = {.rs = NULL}; /* the tally reads only rs: no restart check */
+    rl_result res[MAXN];
+    int best, node;
+    uint64_t bits[RL_MAX_PERMITS / 64];
+    permit_replies(w, c, final, res);
+    if (!rl_permit_decided(&ctx, 0.01, w->lim, w->w, res, w->n, &best, &node)) return 0;
+    *win = best >= quorum(w->n) && node >= 0 && rl_permit_slots(&ctx, w->lim, w->w, res, w->n, node, bits);
+    *kept = *win ? (int)(bits[0] & ((1u << MAXL) - 1)) : 0;
+    return 1;
+}
+
 /* the client's decision on its answers so far; final: pending ones count as failed */
 static void decide(world *w, int ci, int final)
 {
@@ -216,22 +261,8 @@ static void decide(world *w, int ci, int final)
             win = 1;
         else if (maybe >= w->w)
             return;
-    } else {
-        /* the largest set of nodes that answered the same slots */
-        int best = 0;
-        for (int i = 0; i < w->n; i++) {
-            if (c->got[i] <= 0) continue;
-            int same = 0;
-            for (int j = 0; j < w->n; j++) same += c->got[j] == c->got[i];
-            if (same > best) {
-                best = same;
-                kept = c->got[i];
-            }
-        }
-        if (best >= q)
-            win = 1;
-        else if (best + pending >= q)
-            return;
+    } else if (!core_decides(w, c, final, &win, &kept)) {
+        return;
     }
     if (win) {
         c->state = C_HOLD;
