@@ -60,6 +60,10 @@ void rl_fill_call(rl_call *call, const rl_result *res, int n, rl_yes_fn yes, con
 int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence, rl_call *call);
 extern const char rl_script_fence_raise[];
 extern const char rl_script_fence_raise_sha[];
+/* Of a quorum's INCR answers, those believed (rl_fence.c: below 2^53, and
+ * not one node's answer more than 2^24 above every other's): how many, and
+ * their largest in *top (0 none) */
+int rl_incr_believed(const rl_result *res, int n, int64_t *top);
 
 /* The one hash of the core (FNV-1a, 64 bit): the channel hashes of a waiter
  * (rl_wait.c) and of a pushed message (rl_conn.c) must agree, or waiting

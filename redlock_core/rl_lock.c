@@ -130,8 +130,8 @@ const char rl_script_acquire[] =
     "if fid then " RL_LUA_NOW "local xk = qk .. \"x\" local tq = qk .. \"t\" local e = tonumber(ARGV[9]) "
     "local dead = redis.call(\"zrangebyscore\",xk,\"-inf\",now) "
     "if #dead > 0 then redis.call(\"zrem\",qk,unpack(dead)) redis.call(\"zremrangebyscore\",xk,\"-inf\",now) end "
-    "local t = tonumber(ARGV[8]) if t > 0 then redis.call(\"zadd\",qk,t,fid) redis.call(\"zadd\",xk,now + e,fid) "
-    "if tonumber(redis.call(\"get\",tq) or \"0\") < t then redis.call(\"set\",tq,t) end "
+    "local t = tonumber(ARGV[8]) if t > 0 then redis.call(\"zadd\",qk,ARGV[8],fid) redis.call(\"zadd\",xk,now + e,fid) "
+    "if tonumber(redis.call(\"get\",tq) or \"0\") < t then redis.call(\"set\",tq,ARGV[8]) end "
     "for _, x in ipairs({qk, xk, tq}) do if redis.call(\"pttl\",x) < e then redis.call(\"pexpire\",x,e) end end end "
     "local hd = redis.call(\"zrange\",qk,0,0)[1] blk = hd ~= nil and hd ~= fid "
     "if not blk then r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) end "
@@ -155,7 +155,7 @@ const char rl_script_acquire[] =
     "redis.call(\"zadd\",wk,now + tonumber(wms),ARGV[1]) "
     "if redis.call(\"pttl\",wk) < tonumber(wms) then redis.call(\"pexpire\",wk,wms) end end "
     "end if tk then r = tk end if not mk then return r end " RL_LUA_MAXTTL("mk", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_sha[] = "6709136ecba37a924abb6d7f8130bd71d695e082";
+const char rl_script_acquire_sha[] = "958d3bbcb5756ce8e479114522979dd8c347d0c0";
 /* compare-and-pexpire; with ARGV[3], the maxttl key (as above): the answer is
  * [1 extended, 0 another owner's key, -1 no key; stored TTL; its age] */
 const char rl_script_extend[] =
@@ -1313,7 +1313,13 @@ static void acq_fair_leave(acq *a, const rl_ctx *c, const char *key, size_t keyl
 
 /* A fair attempt that has no ticket yet waits for a quorum of answers
  * (not only for the outcome: with an even n, n - q + 1 refusals decide
- * it), so that its ticket is a quorum's highest counter. */
+ * it), so that its ticket is a quorum's highest counter. Counters are
+ * believed as the fence's (rl_incr_believed): one node's counter far above
+ * the others' (9e18: damaged, hostile) would become every waiter's ticket
+ * and, raised to it, every node's counter, beyond what the scripts' numbers
+ * (doubles) hold exactly (2^53). Not believed, it counts for nothing: the
+ * ticket is the highest of a quorum of the others, which meets every
+ * earlier waiter's quorum all the same. */
 typedef struct fair_decide {
     rl_decide_fn inner;
     void *ud;
@@ -1324,30 +1330,23 @@ static int decide_fair(void *ud, const rl_result *res, int n)
 {
     const fair_decide *f = ud;
     if (!f->inner(f->ud, res, n)) return 0;
-    int ok = 0, ints = 0, pending = 0;
+    int ok = 0, pending = 0;
+    int64_t top;
     for (int i = 0; i < n; i++) {
         if (res[i].state == RL_PENDING)
             pending++;
-        else if (res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_INTEGER)
-            ints++;
         else if (res[i].state == RL_ANSWERED && is_ok_status(&res[i].reply, NULL))
             ok++;
     }
-    return ok >= f->q || ints >= f->q || pending == 0;
+    return ok >= f->q || rl_incr_believed(res, n, &top) >= f->q || pending == 0;
 }
 
 /* the ticket from a first fair attempt's answers: 1 when a quorum gave one */
 static int fair_ticket(acq *a, const rl_result *res, int n, int q)
 {
-    long long top = 0;
-    int ints = 0;
-    for (int i = 0; i < n; i++) {
-        if (res[i].state != RL_ANSWERED || res[i].reply.type != RL_REPLY_INTEGER) continue;
-        ints++;
-        if (res[i].reply.integer > top) top = res[i].reply.integer;
-    }
-    if (ints < q || top < 1) return 0;
-    a->fset.argvlen[a->fset.argc - 2] = fmt_int(a->ticket, sizeof(a->ticket), top);
+    int64_t top;
+    if (rl_incr_believed(res, n, &top) < q || top < 1) return 0;
+    a->fset.argvlen[a->fset.argc - 2] = fmt_int(a->ticket, sizeof(a->ticket), (long long)top);
     a->queued = 1;
     return 1;
 }
