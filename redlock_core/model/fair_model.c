@@ -25,7 +25,10 @@
  *   give up         between two attempts: the leave to every node
  *   crash           the client sends nothing more; its entries and its key lapse on
  *                   each node later (the TTL: an action of its own), after its last
- *                   message there. A live waiter's entry never lapses (it renews).
+ *                   message there: each entry on its own (its deadline in k "\0qx"),
+ *                   and every script that reads the queue prunes it first, so a
+ *                   lapsed entry is gone for all, whatever the queue's keys' PX.
+ *                   A live waiter's entry never lapses (it renews).
  *   damage          (half the runs, from the start) one node's counter is 2^30
  *                   or 2^53 and more (a damaged or hostile node:
  *                   tests/fair/counter_outlier.phpt sets 9e18)
