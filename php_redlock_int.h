@@ -97,11 +97,13 @@ ZEND_INI_MH(php_redlock_ini_update_STRING);
 ZEND_INI_MH(php_redlock_ini_update_LOST);
 ZEND_INI_MH(php_redlock_ini_update_GRACE);
 
-/* ---------- pool-wide metrics (redlock_metrics.c, API.md "Metrics") ----------
- * One fixed table for the whole pool, in shared memory mapped at MINIT
- * (before php-fpm forks its workers; every thread of a ZTS process uses it),
- * or, with redlock.metrics=0, a table of this process only. Every update is
- * a relaxed atomic add: no lock, no system call. */
+/* ---------- pool-wide metrics (redlock_metrics.c, README "RedLock::metrics()") ----------
+ * One fixed table in shared memory for the processes of one user: php-fpm's
+ * workers of that user (a file only that user can open), or a process and its
+ * children; every thread of a ZTS process uses it. Bound at each process'
+ * first RINIT, never inherited across users; with redlock.metrics=0, a table
+ * of this process only. Every update is a relaxed atomic add: no lock, no
+ * system call. */
 
 /* the pool's counters (redlock_*_total) */
 enum php_redlock_metric {
@@ -131,6 +133,8 @@ typedef struct php_redlock_mseen {
 /* MINIT (after the INI entries) and MSHUTDOWN */
 void php_redlock_metrics_startup(void);
 void php_redlock_metrics_shutdown(void);
+/* RINIT, first: binds this process' table at its first request (and after a fork or a change of euid) */
+void php_redlock_metrics_rinit(void);
 void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
 /* the slot of a resource's prefix (found or claimed; the "other" slot when the table is
  * full): what the per-resource calls below take. resource: as given, without the group's prefix */
@@ -189,6 +193,9 @@ typedef struct php_redlock_pooled {
      * out of the quorum until nv_until_us, restarted at nv_since_us (0: votes) */
     uint64_t nv_until_us, nv_since_us;
     bool nv_clock; /* the reason: a clock step (since: the step), not a restart */
+    /* > 0: past its grace, out until that many more voting nodes answer in
+     * one call (rl_result.novote_need), whatever the time */
+    unsigned char nv_need;
     /* calm (rl_restart.calm) as the last lock() with this maxttl key,
      * restart_grace and drift_factor left it: a later RedLock of the same
      * settings (the next request) starts from it. Each calm attempt checks

@@ -84,7 +84,7 @@ PHP_MINIT_FUNCTION(redlock)
 
     rl_fork_generation(); /* installs the atfork hook before any fork */
     php_redlock_lost_minit();
-    php_redlock_metrics_startup(); /* the pool's table: mapped before php-fpm forks its workers */
+    php_redlock_metrics_startup(); /* reads redlock.metrics; the table is bound at each process' first RINIT */
     return php_redlock_pool_key_init();
 }
 
@@ -104,6 +104,7 @@ PHP_RINIT_FUNCTION(redlock)
     ZEND_TSRMLS_CACHE_UPDATE();
 #endif
     REDLOCK_G(request_id)++;
+    php_redlock_metrics_rinit(); /* before any code of the request: the table of this process' user */
     php_redlock_held_start();
     php_redlock_lost_rinit();
     return SUCCESS;

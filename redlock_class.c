@@ -777,6 +777,7 @@ typedef struct node_agg {
     rl_node_stats st;
     uint64_t nv_until_us, nv_since_us; /* out of the quorum (restarted), 0: votes */
     bool nv_clock;                     /* (for a clock step) */
+    unsigned char nv_need;             /* past its grace, waits for more voters' answers */
     int no_info;
 } node_agg;
 
@@ -806,10 +807,11 @@ static void agg_pooled(php_redlock_pooled *p, void *ctx)
     /* API.md "Restarted nodes": out of the quorum as its last call judged, or no INFO */
     rl_ident id;
     rl_conn_ident(p->conn, &id);
-    if (p->nv_until_us > x->now && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
+    if ((p->nv_until_us > x->now || p->nv_need) && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {
         a->nv_until_us = p->nv_until_us;
         a->nv_since_us = p->nv_since_us;
         a->nv_clock = p->nv_clock;
+        a->nv_need = p->nv_need;
     }
     a->no_info |= id.no_info;
     if (st->last_error[0]) memcpy(a->st.last_error, st->last_error, sizeof(st->last_error));
@@ -857,11 +859,15 @@ PHP_METHOD(RedLock, stats)
         add_assoc_zval(&node, "latency_us", &latz);
         add_assoc_bool(&node, "voting", !a->nv_until_us);
         if (a->nv_until_us) {
-            char why[96];
-            snprintf(why, sizeof(why), a->nv_clock ? "clock stepped forward %llu s ago, votes in %llu s"
-                                                   : "restarted %llu s ago, votes in %llu s",
-                     (unsigned long long)((now - a->nv_since_us) / 1000000u),
-                     (unsigned long long)((a->nv_until_us - now + 999999u) / 1000000u));
+            char why[128];
+            if (a->nv_need)
+                snprintf(why, sizeof(why), RL_NOVOTE_NEED_FMT, (unsigned long long)((now - a->nv_since_us) / 1000000u),
+                         (unsigned)a->nv_need);
+            else
+                snprintf(why, sizeof(why), a->nv_clock ? "clock stepped forward %llu s ago, votes in %llu s"
+                                                       : "restarted %llu s ago, votes in %llu s",
+                         (unsigned long long)((now - a->nv_since_us) / 1000000u),
+                         (unsigned long long)(a->nv_until_us > now ? (a->nv_until_us - now + 999999u) / 1000000u : 0));
             add_assoc_string(&node, "not_voting_why", why);
         } else if (a->no_info) {
             add_assoc_string(&node, "not_voting_why", "restart check: no INFO");

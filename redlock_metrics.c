@@ -1,11 +1,15 @@
-/* redlock_metrics.c -- pool-wide metrics: RedLock::metrics() in the Prometheus text format (API.md "Metrics").
+/* redlock_metrics.c -- pool-wide metrics: RedLock::metrics() in the Prometheus text format (README "RedLock::metrics()").
  *
  * stats() counts per worker; an operator needs the pool. So one fixed table
  * (rlm_table) holds the counters of every process that shares it:
- * - mapped at MINIT, MAP_SHARED | MAP_ANONYMOUS, before php-fpm forks its
- *   workers: the master and every child (and every thread of a ZTS process)
- *   update the same memory. A new master maps a new table: a restarted pool
- *   starts at 0, and so does a new CLI process.
+ * - one table per user: php-fpm's workers that run as one effective uid
+ *   (every pool of that user) map one file only that uid can open
+ *   (rlm_map_user); a CLI process maps an anonymous table its children
+ *   inherit; every thread of a ZTS process updates the same memory. A
+ *   process binds its table at its first request, never at MINIT: a table
+ *   the master mapped would be inherited by the pools of every user (see
+ *   "the extension" below). A new master makes new tables: a restarted
+ *   pool starts at 0, and so does a new CLI process.
  * - redlock.metrics=0 (or no shared memory): the same table, but private to
  *   this process (static storage): metrics() shows this worker's figures.
  * - Updates are relaxed C11 atomic adds (a fetch_add, no lock, no system
@@ -20,10 +24,16 @@
  *   reader uses only READY slots. A slot left CLAIMING by a process that died
  *   (SIGKILL between the CAS and READY) is taken over by the next claimer once
  *   kill(pid, 0) says the process is gone; one whose claimer still lives
- *   (stopped, or its pid reused) is waited for a bounded time, then skipped.
- *   Claimers take slots in order and wait for every CLAIMING slot before
- *   a later one, so one name gets one slot; should a skip ever give a name
- *   two, metrics() adds them up (one series per node, always).
+ *   (stopped, or its pid reused) is waited for a bounded time, then skipped,
+ *   and the skip is remembered in the slot (CLAIMING -> SKIPPED, the pid
+ *   kept): no later claimer waits for that slot again, so a stuck claim costs
+ *   one wait for the table's life, not one per lock(). A SKIPPED slot is
+ *   taken over like a CLAIMING one once its claimer is gone, and becomes
+ *   READY if the claimer resumes and finishes. Claimers take slots in order
+ *   and wait for every CLAIMING slot before a later one, so one name gets one
+ *   slot; should a skip ever give a name two, metrics() adds them up (one
+ *   series per node, always). A state word of no kind above (a damaged
+ *   table) is skipped at once, never written.
  * - Resources: RLM_RES_SLOTS slots by resource prefix (the resource up to its
  *   first ':', the whole resource when it has none; at most RLM_PREFIX_LEN
  *   bytes, compared byte for byte), claimed the same way, and one "other" slot
@@ -34,6 +44,12 @@
  *   one prefix). Only the first lock() of a prefix may wait, for a claim of
  *   another process (the bounded wait above); every later one is a hash, a
  *   compare and atomic adds.
+ *
+ * - metrics() trusts nothing it reads from the table (any process sharing it
+ *   can write it, a bug or a stray write can damage it): a node's name is
+ *   read up to RLM_NAME_LEN - 1 bytes, a prefix's length is clamped to
+ *   RLM_PREFIX_LEN, both copied before use, and a label is built in a fixed
+ *   buffer that is never grown (sized for the longest clamped name).
  *
  * The table part (up to "the extension") uses no PHP API: tests/metrics/
  * table_test.c compiles it with RLM_TABLE_ONLY and drives it from threads and
@@ -52,8 +68,12 @@
 #include <string.h>
 #include <time.h>
 #ifndef PHP_WIN32
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -69,6 +89,8 @@
 #define RLM_FREE 0
 #define RLM_READY ((uint64_t)1 << 32)
 #define RLM_CLAIMING ((uint64_t)2 << 32)
+#define RLM_SKIPPED ((uint64_t)3 << 32) /* CLAIMING, waited for once in vain: nobody waits again */
+#define RLM_KIND(st) ((st) & ~(uint64_t)0xffffffffu)
 /* how long a claimer waits for a slot another live process is claiming */
 #define RLM_CLAIM_WAIT_US 10000
 
@@ -170,7 +192,9 @@ static inline void rlm_observe(rlm_hist *h, const rlm_bounds *b, uint64_t us)
 /* ---------- node slots ---------- */
 
 #ifndef PHP_WIN32
-static int pid_gone(uint32_t pid) { return pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+/* a claimer's pid as a slot holds it: 0 and values no pid_t can hold are damage, not a process */
+static int pid_valid(uint32_t pid) { return pid != 0 && pid <= (uint32_t)INT32_MAX; }
+static int pid_gone(uint32_t pid) { return pid_valid(pid) && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
 static uint32_t self_pid(void) { return (uint32_t)getpid(); }
 static void claim_pause(int round)
 {
@@ -183,6 +207,7 @@ static void claim_pause(int round)
 }
 #else
 /* the table is this process' (no fork): a claimer is a live thread */
+static int pid_valid(uint32_t pid) { return pid != 0; }
 static int pid_gone(uint32_t pid) { return 0; }
 static uint32_t self_pid(void) { return 1; }
 static void claim_pause(int round) { SwitchToThread(); }
@@ -206,7 +231,9 @@ static int slot_take(const rlm_slots *t, int i, uint64_t expect, const void *key
 {
     _Atomic uint64_t *st = slot_state(t, i);
     if (!atomic_compare_exchange_strong(st, &expect, RLM_CLAIMING | me)) return 0;
-    /* ours until READY: no reader looks at what a slot being claimed names */
+    /* ours until READY: no reader looks at what a slot being claimed names. A claimer
+     * that waited for us in vain may have made it SKIPPED | me meanwhile; only a
+     * claimer that saw us gone takes it from us, so the store cannot overwrite another's. */
     t->write(t->base + t->stride * i, key);
     atomic_store_explicit(st, RLM_READY, memory_order_release);
     return 1;
@@ -230,13 +257,21 @@ static int claim(const rlm_slots *t, int start, const void *key)
                 if (slot_take(t, i, st, key, me)) return i;
                 continue; /* another claimer was first: see what it claims */
             }
-            /* being claimed: the claimer copies a name and is done, unless it died there */
             uint32_t owner = (uint32_t)(st & 0xffffffffu);
+            if ((RLM_KIND(st) != RLM_CLAIMING && RLM_KIND(st) != RLM_SKIPPED) || !pid_valid(owner))
+                break; /* no state a claimer writes: damage, left alone */
+            /* being claimed: the claimer copies a name and is done, unless it died there */
             if (owner != me && pid_gone(owner)) {
                 if (slot_take(t, i, st, key, me)) return i;
                 continue;
             }
-            if (round >= claim_rounds()) break; /* a stopped claimer, or its pid reused: skip the slot */
+            if (RLM_KIND(st) == RLM_SKIPPED) break; /* waited for in vain once: not again */
+            if (round >= claim_rounds()) {
+                /* a stopped claimer, or its pid reused: skip the slot, and say so in it (if it
+                 * changed meanwhile, the claim went on: the next claimer sees what it became) */
+                atomic_compare_exchange_strong(state, &st, RLM_SKIPPED | owner);
+                break;
+            }
             claim_pause(round);
         }
     }
@@ -321,16 +356,22 @@ static int res_claim(rlm_table *t, const char *res, size_t len)
 
 /* ---------- the Prometheus text format 0.0.4 ---------- */
 
+/* the exposition (malloc'd, grown as needed) or a caller's fixed buffer (a label:
+ * fixed set, never grown; what does not fit sets oom and is left out) */
 typedef struct rlm_buf {
     char *s;
     size_t len, cap;
-    int oom;
+    int oom, fixed;
 } rlm_buf;
 
 static void buf_put(rlm_buf *b, const char *s, size_t n)
 {
     if (b->oom) return;
     if (b->len + n + 1 > b->cap) {
+        if (b->fixed) {
+            b->oom = 1;
+            return;
+        }
         size_t cap = b->cap ? b->cap : 16384;
         while (cap < b->len + n + 1) cap *= 2;
         char *ns = realloc(b->s, cap);
@@ -438,6 +479,26 @@ static void buf_prefix(rlm_buf *b, const char *v, size_t n)
     }
 }
 
+/* k="v" then tail, into the caller's buffer out of cap bytes, never grown; v escaped as a
+ * resource prefix of n bytes (buf_prefix), or, with n RLM_NODE_LABEL, as a NUL-terminated
+ * node name (buf_label). 0 when it does not fit: rlm_render sizes out for the longest
+ * clamped name, so only a bug gets there, and the series is left out rather than cut. */
+#define RLM_NODE_LABEL SIZE_MAX
+static int label_of(char *out, size_t cap, const char *k, const char *v, size_t n, const char *tail)
+{
+    rlm_buf lb = {out, 0, cap, 0, 1};
+    out[0] = '\0';
+    buf_str(&lb, k);
+    buf_str(&lb, "=\"");
+    if (n == RLM_NODE_LABEL)
+        buf_label(&lb, v);
+    else
+        buf_prefix(&lb, v, n);
+    buf_str(&lb, "\"");
+    buf_str(&lb, tail);
+    return !lb.oom;
+}
+
 static void buf_head(rlm_buf *b, const char *name, const char *type, const char *help)
 {
     buf_str(b, "# HELP ");
@@ -515,7 +576,7 @@ static void buf_hist(rlm_buf *b, const char *name, const char *labels, const rlm
 
 /* the nodes of the table, one entry per name (slots of one name added up) */
 typedef struct rlm_node_snap {
-    const char *name;
+    char name[RLM_NAME_LEN]; /* a copy, NUL-terminated whatever the slot holds */
     uint64_t req[RLM_REQ_COUNT];
     rlm_hist_snap lat;
 } rlm_node_snap;
@@ -525,10 +586,13 @@ static int nodes_read(const rlm_table *t, rlm_node_snap *out)
     int n = 0;
     for (int i = 0; i <= RLM_NODE_SLOTS; i++) {
         const rlm_node *s = &t->node[i];
-        const char *name = "other";
+        char name[RLM_NAME_LEN] = "other";
         if (i < RLM_NODE_SLOTS) {
             if (atomic_load_explicit(&s->state, memory_order_acquire) != RLM_READY) continue;
-            name = s->name;
+            /* at most RLM_NAME_LEN - 1 bytes, terminated here: the slot's own NUL is not trusted */
+            size_t len = strnlen(s->name, RLM_NAME_LEN - 1);
+            memcpy(name, s->name, len);
+            name[len] = '\0';
         }
         rlm_node_snap *e = NULL;
         for (int j = 0; j < n && !e; j++)
@@ -537,7 +601,7 @@ static int nodes_read(const rlm_table *t, rlm_node_snap *out)
         if (!e) {
             e = &out[n];
             memset(e, 0, sizeof(*e));
-            e->name = name;
+            memcpy(e->name, name, sizeof(name));
         }
         uint64_t any = 0;
         for (int r = 0; r < RLM_REQ_COUNT; r++) {
@@ -556,7 +620,7 @@ static int nodes_read(const rlm_table *t, rlm_node_snap *out)
 /* the resource prefixes of the table, one entry per prefix (slots of one prefix added up; a
  * prefix named "other" is counted with the bucket of that name) */
 typedef struct rlm_res_snap {
-    const char *name;
+    char name[RLM_PREFIX_LEN]; /* a copy of len bytes */
     size_t len;
     uint64_t c[RLM_RES_COUNT], hold_us;
 } rlm_res_snap;
@@ -572,6 +636,7 @@ static int res_read(const rlm_table *t, rlm_res_snap *out)
             if (atomic_load_explicit(&s->state, memory_order_acquire) != RLM_READY) continue;
             name = s->name;
             len = s->len;
+            if (len > RLM_PREFIX_LEN) len = RLM_PREFIX_LEN; /* damaged: never past the name */
         }
         uint64_t v[RLM_RES_COUNT + 1], any = 0;
         for (int c = 0; c < RLM_RES_COUNT; c++) any |= v[c] = atomic_load_explicit(&s->c[c], memory_order_relaxed);
@@ -583,7 +648,7 @@ static int res_read(const rlm_table *t, rlm_res_snap *out)
         if (!e) {
             e = &out[n++];
             memset(e, 0, sizeof(*e));
-            e->name = name;
+            memcpy(e->name, name, len);
             e->len = len;
         }
         for (int c = 0; c < RLM_RES_COUNT; c++) e->c[c] += v[c];
@@ -618,7 +683,10 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     }
     int nn = nodes_read(t, nodes), nr = res_read(t, res);
     qsort(res, (size_t)nr, sizeof(*res), res_cmp);
-    char labels[RLM_NAME_LEN * 6 + 64];
+    /* the longest label: a node name of RLM_NAME_LEN - 1 bytes, each 3 bytes escaped (U+FFFD), or a prefix
+     * of RLM_PREFIX_LEN bytes each 3 (%XX); the fixed buffers below are never grown (rlm_buf.fixed) */
+    char labels[(RLM_NAME_LEN - 1) * 3 + sizeof("node=\"\",result=\"timeout\"")];
+    _Static_assert(RLM_PREFIX_LEN * 3 + sizeof("resource=\"\"") <= sizeof(labels), "a prefix label fits");
 
     buf_head(&b, "redlock_acquisitions_total", "counter",
              "Locks acquired by lock(), synchronized() and lockAll() (mode exclusive) and permits by "
@@ -659,30 +727,22 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     buf_sample(&b, "redlock_extensions_total", "by=\"extend\"", counter(t, REDLOCK_M_EXTENSIONS));
     buf_sample(&b, "redlock_extensions_total", "by=\"watchdog\"", counter(t, REDLOCK_M_AUTO_EXTENSIONS));
 
-    static const char *const results[RLM_REQ_COUNT] = {"ok", "error", "timeout"};
+    static const char *const results[RLM_REQ_COUNT] = {",result=\"ok\"", ",result=\"error\"", ",result=\"timeout\""};
     buf_head(&b, "redlock_node_requests_total", "counter",
              "Round trips to each node by result: ok, error (refused, i/o, authentication, error reply, back-off), "
              "timeout; what stats() counts, for the whole pool. node=\"other\": nodes beyond the table's 64.");
     for (int i = 0; i < nn; i++) {
         for (int r = 0; r < RLM_REQ_COUNT; r++) {
-            rlm_buf lb = {labels, 0, sizeof(labels), 0};
-            buf_str(&lb, "node=\"");
-            buf_label(&lb, nodes[i].name);
-            buf_str(&lb, "\",result=\"");
-            buf_str(&lb, results[r]);
-            buf_str(&lb, "\"");
-            buf_sample(&b, "redlock_node_requests_total", labels, nodes[i].req[r]);
+            if (label_of(labels, sizeof(labels), "node", nodes[i].name, RLM_NODE_LABEL, results[r]))
+                buf_sample(&b, "redlock_node_requests_total", labels, nodes[i].req[r]);
         }
     }
     buf_head(&b, "redlock_node_latency_seconds", "histogram",
              "Round-trip time of the node answers a call waited for (a reply that comes after the call was decided "
              "counts as ok in redlock_node_requests_total, not here).");
     for (int i = 0; i < nn; i++) {
-        rlm_buf lb = {labels, 0, sizeof(labels), 0};
-        buf_str(&lb, "node=\"");
-        buf_label(&lb, nodes[i].name);
-        buf_str(&lb, "\"");
-        buf_hist(&b, "redlock_node_latency_seconds", labels, &rlm_lat, &nodes[i].lat);
+        if (label_of(labels, sizeof(labels), "node", nodes[i].name, RLM_NODE_LABEL, ""))
+            buf_hist(&b, "redlock_node_latency_seconds", labels, &rlm_lat, &nodes[i].lat);
     }
     rlm_hist_snap h;
     buf_head(&b, "redlock_wait_seconds", "histogram",
@@ -717,10 +777,7 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
                  per_res[k].help, RLM_RES_SLOTS, RLM_PREFIX_LEN);
         buf_head(&b, per_res[k].name, "counter", help);
         for (int i = 0; i < nr; i++) {
-            rlm_buf lb = {labels, 0, sizeof(labels), 0};
-            buf_str(&lb, "resource=\"");
-            buf_prefix(&lb, res[i].name, res[i].len);
-            buf_str(&lb, "\"");
+            if (!label_of(labels, sizeof(labels), "resource", res[i].name, res[i].len, "")) continue;
             if (per_res[k].c >= 0) {
                 buf_sample(&b, per_res[k].name, labels, res[i].c[per_res[k].c]);
             } else {
@@ -738,7 +795,8 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
     for (int i = 0; i < RLM_NODE_SLOTS; i++)
         if (atomic_load_explicit(&t->node[i].state, memory_order_relaxed) != RLM_FREE) used++;
     buf_head(&b, "redlock_metrics_node_slots", "gauge",
-             "Node slots of the metrics table in use, of 64 (nodes beyond are counted as node=\"other\").");
+             "Node slots of the metrics table in use, of 64 (nodes beyond are counted as node=\"other\"; a slot "
+             "whose claim a stopped process left unfinished counts as in use).");
     buf_sample(&b, "redlock_metrics_node_slots", "", used);
     used = 0;
     for (int i = 0; i < RLM_RES_SLOTS; i++)
@@ -748,8 +806,8 @@ static char *rlm_render(const rlm_table *t, int shared, size_t *len)
              "resource=\"other\").");
     buf_sample(&b, "redlock_metrics_resource_slots", "", used);
     buf_head(&b, "redlock_metrics_shared", "gauge",
-             "1: the figures of every process sharing the table (the php-fpm pool, or every thread); 0: this process "
-             "only (redlock.metrics=0, or no shared memory).");
+             "1: the figures of every process sharing the table (the php-fpm workers that run as this user, or this "
+             "process, its children and threads); 0: this process only (redlock.metrics=0, or no table to share).");
     buf_sample(&b, "redlock_metrics_shared", "", shared ? 1 : 0);
     free(nodes);
     free(res);
@@ -782,14 +840,118 @@ static void rlm_unmap(rlm_table *t)
 #endif
 }
 
+#ifndef PHP_WIN32
+/* A file table's name in its user's directory: the process that ran MINIT (php-fpm's
+ * master) and a random number of that MINIT (a master that exec()s itself to reload
+ * keeps its pid, not its number). */
+static void rlm_file_name(char *out, size_t n, pid_t master, uint64_t nonce)
+{
+    snprintf(out, n, "%d-%016llx", (int)master, (unsigned long long)nonce);
+}
+
+/* In a directory this one just created a file in: the files of masters that are gone,
+ * and of this master before it exec()ed itself. Names of another form are left alone. */
+static void rlm_remove_stale(int dfd, const char *mine, pid_t master)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid;
+        unsigned long long nonce;
+        char again[64];
+        if (sscanf(e->d_name, "%d-%16llx", &pid, &nonce) != 2 || pid <= 0) continue;
+        rlm_file_name(again, sizeof(again), (pid_t)pid, nonce);
+        if (strcmp(again, e->d_name) != 0 || strcmp(e->d_name, mine) == 0) continue;
+        if (pid == master || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) unlinkat(dfd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* The table of the processes of user euid forked by one master (php-fpm's workers of
+ * every pool that runs as euid): the file base/redlock-metrics.<euid>/<master>-<nonce>,
+ * mode 0600 in a directory of mode 0700, both owned by euid: no process of another user
+ * (but root) can open it. The first worker creates it (zero-filled: an empty table),
+ * the others open it. NULL, with why, when it cannot be had or is not euid's alone (a
+ * directory another user made under that name is not used). */
+static rlm_table *rlm_map_user(const char *base, uid_t euid, pid_t master, uint64_t nonce, char *why, size_t wn)
+{
+    _Atomic uint64_t probe;
+    if (!atomic_is_lock_free(&probe)) {
+        snprintf(why, wn, "no lock-free atomics");
+        return NULL;
+    }
+    char dir[256], name[64];
+    struct stat st;
+    snprintf(dir, sizeof(dir), "%s/redlock-metrics.%u", base, (unsigned)euid);
+    rlm_file_name(name, sizeof(name), master, nonce);
+    if (mkdir(dir, 0700) == 0) {
+        chmod(dir, 0700); /* a umask may have left it unusable; never wider */
+    } else if (errno != EEXIST) {
+        snprintf(why, wn, "%s: %s", dir, strerror(errno));
+        return NULL;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0 || fstat(dfd, &st) != 0 || st.st_uid != euid || (st.st_mode & 077)) {
+        snprintf(why, wn, "%s is not this user's alone", dir);
+        if (dfd >= 0) close(dfd);
+        return NULL;
+    }
+    int fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    void *m = MAP_FAILED;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != euid || (st.st_mode & 077)) {
+        snprintf(why, wn, "%s/%s: %s", dir, name, fd < 0 ? strerror(errno) : "not this user's alone");
+    } else if (st.st_size < (off_t)sizeof(rlm_table) && ftruncate(fd, (off_t)sizeof(rlm_table)) != 0) {
+        /* a sibling that opens it before the creator sized it sizes it too: the same size, zeros */
+        snprintf(why, wn, "%s/%s: %s", dir, name, strerror(errno));
+    } else {
+        m = mmap(NULL, sizeof(rlm_table), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) snprintf(why, wn, "mmap: %s", strerror(errno));
+    }
+    if (fd >= 0) close(fd);
+    if (created && m != MAP_FAILED) rlm_remove_stale(dfd, name, master);
+    close(dfd);
+    return m == MAP_FAILED ? NULL : (rlm_table *)m;
+}
+#endif
+
 #ifndef RLM_TABLE_ONLY
 /* ---------- the extension ---------- */
 
-static rlm_table rlm_private;           /* redlock.metrics=0: this process' figures */
+/* Which table a process uses, and why (README "RedLock::metrics()"): the figures
+ * must stay with the user that made them. A table mapped at MINIT would be inherited
+ * by every php-fpm pool, whatever user it runs as, and nothing can take it back from a
+ * process that holds it. So MINIT maps nothing; each process binds at its first
+ * request (RINIT, before any of its code runs), by its effective uid then:
+ * - the process that ran MINIT (the CLI, a single-process server): an anonymous shared
+ *   mapping; the children it forks later inherit it (same user: they keep it);
+ * - a process forked from it before that (php-fpm's workers, pre-forked servers): the
+ *   file table of its euid and master (rlm_map_user), which its siblings of the same
+ *   user map too and no other user can open;
+ * - a process whose euid is not the one its table was bound for (a child that
+ *   inherited a table and then changed user): that table is dropped (unmapped) and the
+ *   process binds anew for its own euid;
+ * - redlock.metrics=0, or no table to be had: rlm_private, this process' figures. */
+static rlm_table rlm_private;
 static rlm_table *rlm_t = &rlm_private; /* the table every update goes to */
 static bool rlm_is_shared;
-static const char *rlm_private_why = "redlock.metrics=0";
-static _Atomic uint64_t rlm_wd_seen; /* the watchdog's extensions this process has reported */
+static bool rlm_on;                             /* redlock.metrics, read at MINIT */
+static char rlm_why[320] = "redlock.metrics=0"; /* private: why; shared: what */
+static _Atomic uint64_t rlm_wd_seen;            /* the watchdog's extensions this process has reported */
+#ifndef PHP_WIN32
+static pid_t rlm_master;               /* the process that ran MINIT */
+static uint64_t rlm_nonce;             /* and a random number of that MINIT */
+static _Atomic uint64_t rlm_bound_gen; /* the fork generation the binding was made or checked in (0: none) */
+static uid_t rlm_bound_euid;
+static pthread_mutex_t rlm_bind_lock = PTHREAD_MUTEX_INITIALIZER;
+#define RLM_SHM_DIR "/dev/shm"
+#endif
 
 void php_redlock_metrics_startup(void)
 {
@@ -797,16 +959,71 @@ void php_redlock_metrics_startup(void)
     /* PHP_INI_SYSTEM: read once, here, before php-fpm forks */
     const char *v = zend_ini_string("redlock.metrics", sizeof("redlock.metrics") - 1, 0);
     zend_string *zv = zend_string_init(v ? v : "1", v ? strlen(v) : 1, 1);
-    bool on = zend_ini_parse_bool(zv);
+    rlm_on = zend_ini_parse_bool(zv);
     zend_string_release_ex(zv, 1);
-    if (!on) return;
-    rlm_table *t = rlm_map_shared();
-    if (t) {
-        rlm_t = t;
-        rlm_is_shared = true;
-    } else {
-        rlm_private_why = "no shared memory (mmap failed)";
+#ifndef PHP_WIN32
+    rlm_master = getpid();
+    if (rl_random_system.fill(rl_random_system.ctx, &rlm_nonce, sizeof(rlm_nonce)) != 0)
+        rlm_nonce = rl_clock_monotonic.now_us(NULL) ^ ((uint64_t)rlm_master << 40);
+#else
+    if (rlm_on) snprintf(rlm_why, sizeof(rlm_why), "no shared memory on Windows");
+#endif
+}
+
+#ifndef PHP_WIN32
+static void retrack_pooled(php_redlock_pooled *p, void *ctx)
+{
+    (void)ctx;
+    if (!p->sub) p->mseen.node = &rlm_t->node[slot_claim(rlm_t, p->name)];
+}
+
+/* rlm_bind_lock held: the table of this process for euid (see above) */
+static void rlm_bind(uint64_t gen, uid_t euid)
+{
+    bool inherited_same_user = atomic_load(&rlm_bound_gen) != 0 && rlm_bound_euid == euid;
+    if (rlm_on && !inherited_same_user) {
+        rlm_table *old = rlm_is_shared ? rlm_t : NULL;
+        rlm_table *t;
+        char why[sizeof(rlm_why)];
+        if (getpid() == rlm_master) {
+            t = rlm_map_shared();
+            snprintf(why, sizeof(why), t ? "this process and its children" : "no shared memory (mmap failed)");
+        } else {
+            t = rlm_map_user(RLM_SHM_DIR, euid, rlm_master, rlm_nonce, why, sizeof(why));
+            if (t) {
+                snprintf(why, sizeof(why), "the processes of uid %u forked by pid %d (%s/redlock-metrics.%u/)",
+                         (unsigned)euid, (int)rlm_master, RLM_SHM_DIR, (unsigned)euid);
+            }
+        }
+        if (!t) memset(&rlm_private, 0, sizeof(rlm_private)); /* nothing of another user's */
+        rlm_t = t ? t : &rlm_private;
+        rlm_is_shared = t != NULL;
+        snprintf(rlm_why, sizeof(rlm_why), "%s", why);
+        /* this thread's connections count into the new table from now on */
+        php_redlock_pool_each(retrack_pooled, NULL);
+#ifndef ZTS
+        /* another user's figures: out of this process (in a ZTS process another thread may be in an update) */
+        if (old) rlm_unmap(old);
+#else
+        (void)old;
+#endif
     }
+    rlm_bound_euid = euid;
+    atomic_store(&rlm_bound_gen, gen);
+}
+#endif
+
+void php_redlock_metrics_rinit(void)
+{
+#ifndef PHP_WIN32
+    uint64_t gen = rl_fork_generation();
+    uid_t euid = geteuid();
+    /* every request but a process' first: a load and a compare */
+    if (atomic_load_explicit(&rlm_bound_gen, memory_order_acquire) == gen && rlm_bound_euid == euid) return;
+    pthread_mutex_lock(&rlm_bind_lock);
+    if (atomic_load(&rlm_bound_gen) != gen || rlm_bound_euid != euid) rlm_bind(gen, euid);
+    pthread_mutex_unlock(&rlm_bind_lock);
+#endif
 }
 
 void php_redlock_metrics_shutdown(void)
@@ -924,13 +1141,13 @@ void php_redlock_metrics_sync_pool(void)
 
 void php_redlock_metrics_info(void)
 {
-    char buf[160];
+    char buf[sizeof(rlm_why) + 32];
     rlm_table *t = rlm_t;
     php_redlock_metrics_sync_pool();
     if (rlm_is_shared) {
-        snprintf(buf, sizeof(buf), "shared by the pool (%zu KiB of shared memory)", (sizeof(rlm_table) + 1023) / 1024);
+        snprintf(buf, sizeof(buf), "shared by %s, %zu KiB", rlm_why, (sizeof(rlm_table) + 1023) / 1024);
     } else {
-        snprintf(buf, sizeof(buf), "this process only (%s)", rlm_private_why);
+        snprintf(buf, sizeof(buf), "this process only (%s)", rlm_why);
     }
     php_info_print_table_row(2, "Metrics", buf);
     static const struct {

@@ -62,9 +62,11 @@ void php_redlock_group_votes(php_redlock_group *g)
             p->nv_until_us = rs->judged_us[i] + (uint64_t)rs->novote_ms[i] * 1000u;
             p->nv_since_us = rs->judged_us[i] - (uint64_t)rs->up_ms[i] * 1000u;
             p->nv_clock = rs->novote_clock[i];
+            p->nv_need = rs->novote_need[i];
         } else {
             p->nv_until_us = p->nv_since_us = 0;
             p->nv_clock = false;
+            p->nv_need = 0;
         }
     }
 }
@@ -458,7 +460,10 @@ void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const c
         if (r->state != RL_ANSWERED || r->novote_ms <= 0) continue;
         smart_str_appends(&s, sep);
         smart_str_appends(&s, g->pooled[i]->name);
-        if (r->novote_clock)
+        if (r->novote_need)
+            smart_str_append_printf(&s, " " RL_NOVOTE_NEED_FMT, (unsigned long long)(r->up_ms / 1000),
+                                    (unsigned)r->novote_need);
+        else if (r->novote_clock)
             smart_str_append_printf(&s, " clock stepped %lld s forward %lld s ago, votes in %lld s",
                                     (long long)(r->id.step_ms / 1000), (long long)(r->up_ms / 1000),
                                     (long long)((r->novote_ms + 999) / 1000));

@@ -235,7 +235,13 @@ typedef struct rl_result {
      * data, API.md "Restarted nodes"); up_ms: how long it has been up */
     int64_t novote_ms, up_ms;
     int novote_clock; /* the reason is a clock step (up_ms: since the step), not a restart */
+    /* > 0: past its grace, it waits for that many more voting nodes'
+     * answers in one call to prove the longest TTL (novote_ms is then 1) */
+    int novote_need;
 } rl_result;
+/* how a node past its grace that waits for other nodes' answers is named
+ * (a QuorumException, stats(), redlock(1)): its uptime in s, the voters missing */
+#define RL_NOVOTE_NEED_FMT "restarted %llu s ago, past its grace, votes when %u more voting nodes answer in one call"
 
 /* ---- one command to all nodes ---- */
 #define RL_MAX_ARGS 16
@@ -397,6 +403,7 @@ typedef struct rl_restart {
     int64_t novote_ms[RL_MAX_NODES], up_ms[RL_MAX_NODES];
     uint64_t judged_us[RL_MAX_NODES];
     unsigned char novote_clock[RL_MAX_NODES];
+    unsigned char novote_need[RL_MAX_NODES]; /* as rl_result.novote_need */
     /* calm: while every node is calm for a TTL, an attempt skips the maxttl
      * key (rl_acquire: a calm attempt); any change seen in its answers makes
      * it a checked attempt again */
@@ -450,8 +457,8 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
                rl_call *call);
 int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token, rl_call *call);
 /* One permit of a semaphore of limit (1..RL_MAX_PERMITS) on key (prefix .
- * resource): weight slots, each held on a quorum (API.md "Semaphores";
- * HACKING.md "Semaphores"). RL_ACQUIRED: *slots (malloc'd, the caller frees)
+ * resource): weight slots that one quorum of the same nodes holds together
+ * (HACKING.md "Semaphores"). RL_ACQUIRED: *slots (malloc'd, the caller frees)
  * is the key list of its slots, which rl_release/rl_extend/rl_is_held and
  * the watchdog take like any key; RL_LIMIT: *other_limit is the limit the
  * nodes hold permits under. o->token must be NULL (no caller-chosen token). */
@@ -460,7 +467,7 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
                       const rl_opts *o, rl_lock_info *info, char **slots, size_t *slotslen, int *other_limit,
                       rl_call *call);
 /* restore() of a permit: the slots of key's semaphore (limit slots) that
- * hold token on a quorum, asked of every node. RL_ACQUIRED: *slots
+ * hold token on a quorum of the same nodes, asked of every node. RL_ACQUIRED: *slots
  * (malloc'd) their key list, *found how many; RL_LOST: none;
  * RL_NO_QUORUM: fewer than a quorum answered. */
 int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, const char *token, size_t token_len,

@@ -1478,8 +1478,8 @@ int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry)
             r->err = RL_E_DOWN;
             return -1;
         }
-        if (rlc_conn_open(c, r, now, f->ident) != 0) return -1;
-    } else if (f->ident && cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why))) {
+        if (rlc_conn_open(c, r, now, 1) != 0) return -1;
+    } else if (cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why))) {
         /* (a release is token-checked: it may go to both, and must) */
         rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
         return -1;
@@ -1606,7 +1606,7 @@ static int on_reply(rl_fan *f, int i, uint64_t now)
         c->info_sent_us = e.sent_us;
         if (rp->type == RL_REPLY_ERROR) c->info_refused = 1; /* NOPERM: an ACL without INFO */
         f->ident_seen = 1;
-        if (f->ident && f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
+        if (f->cmd->op != RL_OP_RELEASE && same_as_other(f, i, why, sizeof(why)) &&
             r->state == RL_PENDING) {
             rlc_q_forget_mine(c, NULL, NULL, 0, 0);
             rlc_fail_res(c, r, RL_E_SAME_SERVER, why);
@@ -1899,7 +1899,7 @@ static int probe_send(rl_fan *f, int i, uint64_t now)
     if (c->fd >= 0 && ((connecting(c) && now >= c->deadline_us) || now >= c->probe_until_us)) rl_conn_close(c);
     if (c->fd < 0 && now >= c->probe_next_us) {
         c->probe_next_us = now + PROBE_GAP_US;
-        if (rlc_conn_open(c, r, now, f->ident) == 0) {
+        if (rlc_conn_open(c, r, now, 1) == 0) {
             int ms = rlc_probe_ms(c);
             c->deadline_us = now + (uint64_t)ms * 1000u;
             c->probe_until_us = now + (uint64_t)(ms + c->conf.timeout_ms) * 1000u;

@@ -289,7 +289,6 @@ typedef struct rl_fan {
     int n;
     int noscript;       /* a node had lost the scripts: wait for every fallback */
     int ignore_backoff; /* too few nodes without back-off for a quorum: try them all */
-    int ident;          /* more than one node: learn each server's run_id on connect */
     int settling;       /* decided: only writes and handshakes are still served */
     int ident_seen;     /* a run_id arrived in this pass: the decision may now stand */
     uint64_t t0;        /* when the call began */

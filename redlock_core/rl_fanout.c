@@ -107,7 +107,10 @@ static void serve_ready(rl_fan *f, const struct pollfd *pfd, const int *map, int
 int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud)
 {
     rl_net *net = ctx;
-    rl_fan f = {.net = net, .cmd = cmd, .res = res, .n = n, .ident = n > 1};
+    /* every connection a call opens learns its server's identity (INFO), also
+     * with one node: the pooled connection's identity is every later call's,
+     * and must never outlive the server it was learnt from */
+    rl_fan f = {.net = net, .cmd = cmd, .res = res, .n = n};
     const rl_clock *clk = net->clock;
     struct pollfd pfd[RL_MAX_NODES];
     int map[RL_MAX_NODES];

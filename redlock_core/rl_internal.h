@@ -125,6 +125,12 @@ void rl_info_parse(const char *s, size_t len, rl_info *info);
  * records what it judged in rs. *wait: some node's vote cannot be judged
  * before every node has answered (or failed). drift_factor: of the grace. */
 uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now_us, double drift_factor, int *wait);
+/* a node's maxttl answer is believable (a TTL the API allows, an age its
+ * uptime allows when it does not persist) */
+int rl_maxttl_credible(const rl_result *r, uint64_t now_us);
+/* the longest TTL proven by the answers of the nodes in the mask `from`: the
+ * (k - (n - q))-th largest of their k values, 0 when k <= n - q */
+int64_t rl_maxttl_proven(const rl_result *res, int n, uint64_t from);
 
 /* ---- RESP encoding (rl_resp.c) ---- */
 

@@ -342,20 +342,28 @@ const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62
 /* ---- semaphores (API.md "Semaphores"; why this is safe: HACKING.md "Semaphores") ----
  * A semaphore of limit L is L slots, each an ordinary RedLock mutex: slot i
  * of resource r is the key r "\0p" i, the stored limit r "\0pL" (no
- * resource holds a NUL: neither is any lock's key). A permit is a quorum on
- * one slot (weight w: on w slots); every slot has at most one holder, so at
- * most L permits. One script per node takes the first w free slots from a
- * start the client draws (KEYS[1] the slots' prefix r "\0p"; ARGV token,
- * ttl, limit, weight, start, [maxttl key]) and answers them as ranges
- * ("3-5,9"), nil when fewer than w are free (sets none), "L<limit>" when
- * another limit is stored while a slot of it is held. Free slots look the
- * same on every node, so a free permit costs one round trip. */
+ * resource holds a NUL: neither is any lock's key). A permit is w slots
+ * that one quorum of nodes holds together; every slot has at most one
+ * holder, so at most L permits. One script per node takes the first w free
+ * slots from a start the client draws (KEYS[1] the slots' prefix r "\0p";
+ * ARGV token, ttl, limit, weight, start, [maxttl key]) and answers them as
+ * a bitmap (bit s of byte s / 8, (L + 7) / 8 bytes: at most 128 whatever
+ * the slots, so it fits rl_reply.str), nil when fewer than w are free (sets
+ * none), the stored limit (an integer) when another one is stored while a
+ * slot of it is held. A stored limit that is not an integer in 1..1024
+ * (RL_MAX_PERMITS) is no limit: the script never loops past 1024 slots.
+ * Free slots look the same on every node, so a free permit costs one round
+ * trip. */
+#define RL_LUA_BITMAP(set, lim)                                              \
+    "local b = {} for i = 1, math.floor((" lim " + 7) / 8) do b[i] = 0 end " \
+    "for _, s in ipairs(" set ") do local j = math.floor(s / 8) + 1 b[j] = b[j] + 2 ^ (s % 8) end "
 const char rl_script_permit[] =
     "if ARGV[6] and redis.replicate_commands then redis.replicate_commands() end "
     "local sp = KEYS[1] local lim = tonumber(ARGV[3]) local w = tonumber(ARGV[4]) local st = tonumber(ARGV[5]) "
-    "local r = false local cur = redis.call(\"get\",sp .. \"L\") "
-    "if cur and tonumber(cur) ~= lim then for i = 0, tonumber(cur) - 1 do "
-    "if redis.call(\"exists\",sp .. i) == 1 then r = \"L\" .. cur break end end end "
+    "local r = false local cur = redis.call(\"get\",sp .. \"L\") local cl = tonumber(cur) "
+    "if cl and (cl ~= math.floor(cl) or cl < 1 or cl > 1024) then cl = nil end "
+    "if cl and cl ~= lim then for i = 0, cl - 1 do "
+    "if redis.call(\"exists\",sp .. i) == 1 then r = cl break end end end "
     "if not r then local got = {} for i = 0, lim - 1 do local s = (st + i) % lim "
     "if redis.call(\"exists\",sp .. s) == 0 then got[#got + 1] = s if #got == w then break end end end "
     "if #got == w then for _, s in ipairs(got) do redis.call(\"set\",sp .. s,ARGV[1],\"PX\",ARGV[2]) end "
@@ -364,8 +372,9 @@ const char rl_script_permit[] =
     "table.sort(got) local out = {} local i = 1 while i <= #got do local j = i "
     "while j < #got and got[j + 1] == got[j] + 1 do j = j + 1 end "
     "if j > i then out[#out + 1] = got[i] .. \"-\" .. got[j] else out[#out + 1] = tostring(got[i]) end i = j + 1 end "
-    "r = table.concat(out, \",\") redis.call(\"set\",sp .. \"T\" .. ARGV[1],r,\"PX\",ARGV[2]) end end "
-    "if not ARGV[6] then return r end " RL_LUA_MAXTTL("ARGV[6]", "ARGV[2]") "return {r, m, a}";
+    "redis.call(\"set\",sp .. \"T\" .. ARGV[1],table.concat(out, \",\"),\"PX\",ARGV[2]) " RL_LUA_BITMAP(
+        "got", "lim") "r = string.char(unpack(b)) end end "
+                      "if not ARGV[6] then return r end " RL_LUA_MAXTTL("ARGV[6]", "ARGV[2]") "return {r, m, a}";
 /* The cleanup of an attempt on a node whose answer the client did not keep
  * (it decided without it, or kept other slots): the slots the attempt set
  * there, which its script remembered in r "\0pT" token, go, but for those
@@ -383,13 +392,14 @@ const char rl_script_permit_trim[] =
     "return n";
 const char rl_script_permit_trim_sha[] = "0c5b895ad565dec5d757b4bd7da29b9533eb0c1e";
 /* restore() of a permit: the slots of r "\0p" (KEYS[1]) below the limit
- * (ARGV[2]) that hold our token (ARGV[1]), as ranges; nil none */
+ * (ARGV[2], the client's: 1..1024) that hold our token (ARGV[1]), as the
+ * permit script's bitmap; nil none */
 const char rl_script_permit_find[] =
-    "local out = {} for i = 0, tonumber(ARGV[2]) - 1 do "
-    "if redis.call(\"get\",KEYS[1] .. i) == ARGV[1] then out[#out + 1] = tostring(i) end end "
-    "if #out == 0 then return false end return table.concat(out, \",\")";
-const char rl_script_permit_find_sha[] = "001a4d9e90751ea760cb09b61a7d351c31968f0a";
-const char rl_script_permit_sha[] = "f25a90475da5c6ca26b0ea04eedcb970b1240565";
+    "local lim = tonumber(ARGV[2]) local got = {} for i = 0, lim - 1 do "
+    "if redis.call(\"get\",KEYS[1] .. i) == ARGV[1] then got[#got + 1] = i end end "
+    "if #got == 0 then return false end " RL_LUA_BITMAP("got", "lim") "return string.char(unpack(b))";
+const char rl_script_permit_find_sha[] = "3d571770df6728d09de11308c316cada6b0f6f08";
+const char rl_script_permit_sha[] = "a8b0af2047bc1cdbaf34bee08cffe850cdef9c2d";
 
 int rl_key_is_list(const char *key, size_t keylen) { return keylen > 0 && key[0] == '\0'; }
 
@@ -445,53 +455,126 @@ int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us)
  * this much to prove the node younger than the cluster's state, so that a
  * brand-new cluster is never taken for a restarted one. */
 #define RL_AGE_MARGIN_MS 1000
+/* the longest TTL a lock can ask for (README "Options": 2^31 - 1 ms): a node
+ * claiming a longer maxttl is not believed */
+#define RL_MAXTTL_CAP_MS ((int64_t)2147483647)
 /* a node up this long has forgotten nothing that any TTL could still need */
 #define RL_UPTIME_CAP_MS ((int64_t)2147483647 + 2 * RL_AGE_MARGIN_MS)
 
-/* the grace of a node that restarted without its data */
+/* the grace of a node that restarted without its data, from the longest TTL
+ * m known; saturating (m is at most RL_MAXTTL_CAP_MS, the factor bounded) */
 static int64_t grace_ms(const rl_restart *rs, int64_t maxttl, double drift_factor)
 {
     if (rs->grace_ms > 0) return rs->grace_ms;
     if (maxttl <= 0) return 0; /* no client of this list ever asked for a TTL: nothing to forget */
-    return maxttl + (int64_t)((double)maxttl * drift_factor) + 2;
+    if (maxttl > RL_MAXTTL_CAP_MS) maxttl = RL_MAXTTL_CAP_MS;
+    double d = (double)maxttl * drift_factor;
+    if (!(d >= 0)) d = 0;
+    if (d > (double)RL_MAXTTL_CAP_MS) d = (double)RL_MAXTTL_CAP_MS;
+    return maxttl + (int64_t)d + 2;
 }
 
 static int has_maxttl(const rl_result *r) { return r->state == RL_ANSWERED && r->reply.naux == 2; }
+
+/* how long the node of r has been up at least, by our clock (its INFO) */
+static int64_t up_est_ms(const rl_result *r, uint64_t now)
+{
+    return now > r->id.up_since_us ? (int64_t)((now - r->id.up_since_us) / 1000u) : 0;
+}
+
+/* A maxttl answer a node may give: a TTL the API can ask for (1 ms ..
+ * 2^31 - 1 ms, 0 for none) and an age of 0 or more (-1 for none); and a node
+ * that does not persist (AOF off, INFO known) cannot hold a key older than
+ * its own uptime (+ the margin). Anything else is a damaged or hostile
+ * node's word: not evidence of anything (README "A hostile or damaged node"). */
+int rl_maxttl_credible(const rl_result *r, uint64_t now)
+{
+    if (!has_maxttl(r)) return 0;
+    long long m = r->reply.aux[0], a = r->reply.aux[1];
+    if (m < 0 || m > RL_MAXTTL_CAP_MS || a < -1) return 0;
+    if (r->id.known && !r->id.aof && a > up_est_ms(r, now) + RL_AGE_MARGIN_MS) return 0;
+    return 1;
+}
+
+/* The longest TTL that the nodes of `from` (credible maxttl answers) prove:
+ * with k of them answering, at least k - (n - q) are in the quorum of any
+ * lock still held (the others are at most the n - q nodes outside it), and
+ * each of those stores at least that lock's TTL, so the (k - (n - q))-th
+ * largest value is at least it; a larger value from fewer nodes (one
+ * damaged node's) is not believed. 0 when k <= n - q: nothing proven. */
+int64_t rl_maxttl_proven(const rl_result *res, int n, uint64_t from)
+{
+    int64_t v[RL_MAX_NODES];
+    int k = 0, f = n - rl_quorum(n);
+    for (int i = 0; i < n; i++)
+        if (from >> i & 1) v[k++] = res[i].reply.aux[0];
+    if (k <= f) return 0;
+    int rank = k - f; /* the rank-th largest */
+    for (int a = 0; a < rank; a++) /* (partial selection: k <= 64) */
+        for (int b = a + 1; b < k; b++)
+            if (v[b] > v[a]) {
+                int64_t x = v[a];
+                v[a] = v[b];
+                v[b] = x;
+            }
+    return v[rank - 1];
+}
 
 static void record(rl_restart *rs, rl_result *r, int i, int64_t novote, int64_t up, uint64_t now)
 {
     r->novote_ms = novote;
     r->up_ms = up;
     r->novote_clock = 0;
+    r->novote_need = 0;
     rs->novote_ms[i] = novote;
     rs->up_ms[i] = up;
     rs->judged_us[i] = now;
     rs->novote_clock[i] = 0;
+    rs->novote_need[i] = 0;
 }
 
+/* how the first pass found a node (rl_vote_mask) */
+enum { J_NONE, J_VOTE, J_OUT, J_WAIT, J_SUS };
+
+/* The restart check (HACKING.md "Restarted nodes": the rules and why they
+ * are safe with up to n - q nodes restarted within one grace). Two passes:
+ * the first finds the nodes that vote by themselves (judged before, AOF on,
+ * no INFO, up longer than any TTL, or seen for the first time with no
+ * evidence that the cluster is older than them) and those out of the quorum
+ * (a clock step's grace, a restart this process saw, a first sight with
+ * enough evidence); the second judges the restarted ones on the answers of
+ * the first pass's voters alone: a node itself restarted, suspect or in a
+ * grace is no evidence of the longest TTL (its key came back with what was
+ * asked after its restart). */
 uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, double drift_factor, int *wait)
 {
-    uint64_t mask = 0;
-    int pending = 0, waiting = 0, q = rl_quorum(n);
-    int64_t m = rs->maxttl_ms;
+    uint64_t mask = 0, cred = 0, voters;
+    int pending = 0, waiting = 0, q = rl_quorum(n), f = n - q;
+    unsigned char how[RL_MAX_NODES];
+    int64_t m_all = rs->maxttl_ms;
     for (int i = 0; i < n; i++) {
         if (res[i].state == RL_PENDING) pending++;
-        if (has_maxttl(&res[i]) && res[i].reply.aux[0] > m) m = res[i].reply.aux[0];
+        if (rl_maxttl_credible(&res[i], now)) {
+            cred |= (uint64_t)1 << i;
+            if (res[i].reply.aux[0] > m_all) m_all = res[i].reply.aux[0];
+        }
     }
-    rs->maxttl_ms = m;
     for (int i = 0; i < n; i++) {
         rl_result *r = &res[i];
         const rl_ident *id = &r->id;
-        uint64_t bit = (uint64_t)1 << i;
+        how[i] = J_NONE;
         r->novote_ms = 0;
+        r->novote_need = 0;
         if (r->state != RL_ANSWERED) continue;
         if (id->known && id->step_at_us && now >= id->step_at_us) {
             /* its wall clock stepped forward: keys there expired early, as
-             * good as lost; out for the grace from the step (any AOF) */
-            int64_t since = (int64_t)((now - id->step_at_us) / 1000u), g = grace_ms(rs, m, drift_factor);
+             * good as lost; out for the grace from the step (any AOF), the
+             * longest TTL any credible answer gave (a longer grace is safe) */
+            int64_t since = (int64_t)((now - id->step_at_us) / 1000u), g = grace_ms(rs, m_all, drift_factor);
             if (since < g) {
                 record(rs, r, i, g - since, since, now);
                 r->novote_clock = rs->novote_clock[i] = 1;
+                how[i] = J_OUT;
                 continue;
             }
         }
@@ -499,51 +582,80 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
             /* no INFO (the node votes unchecked), its data survives a
              * restart, or this incarnation was judged already */
             if (rs->ok_inc[i] != id->inc || !id->known) record(rs, r, i, 0, 0, now);
-            mask |= bit;
+            how[i] = J_VOTE;
             continue;
         }
-        /* est: how long it has been up, up to 1 s off either way (RL_AGE_MARGIN_MS);
-         * up: what it has been up at least, for the grace */
-        int64_t est = now > id->up_since_us ? (int64_t)((now - id->up_since_us) / 1000u) : 0;
+        /* est: how long it has been up, up to 1 s off either way (RL_AGE_MARGIN_MS) */
+        int64_t est = up_est_ms(r, now);
         int64_t up = est > RL_AGE_MARGIN_MS ? est - RL_AGE_MARGIN_MS : 0;
         if (up >= RL_UPTIME_CAP_MS) {
             rs->ok_inc[i] = id->inc;
             record(rs, r, i, 0, est, now);
-            mask |= bit;
+            how[i] = J_VOTE;
             continue;
         }
         if (!id->restarted && rs->sus_inc[i] != id->inc) {
             /* First sight of a young node without AOF: it lost its data if
-             * the cluster had state before it started, i.e. another node's
-             * maxttl key is older than this node's uptime. A brand-new
-             * cluster (keys younger than every node, or none) votes at once. */
-            int sus = 0;
-            for (int j = 0; j < n; j++)
-                if (j != i && has_maxttl(&res[j]) && res[j].reply.aux[1] > est + RL_AGE_MARGIN_MS) sus = 1;
-            if (!sus && pending) {
-                waiting++; /* not judged before the others have answered */
+             * the cluster had state before it started, i.e. other nodes'
+             * maxttl keys are older than its uptime. One node's word is not
+             * enough where others answer: of the k other credible answers,
+             * k - (n - q) come from any quorum that still holds a lock, and
+             * each of those has a key older than the restart; so that many
+             * witnesses are asked for (at least one). A brand-new cluster
+             * (keys younger than every node, or none) votes at once. */
+            int k = 0, wit = 0, po = 0;
+            for (int j = 0; j < n; j++) {
+                if (j == i) continue;
+                po += res[j].state == RL_PENDING;
+                if (!(cred >> j & 1)) continue;
+                k++;
+                wit += res[j].reply.aux[1] > est + RL_AGE_MARGIN_MS;
+            }
+            int need_now = k - f > 1 ? k - f : 1, need_all = k + po - f > 1 ? k + po - f : 1;
+            if (wit < need_all && po > 0) {
+                how[i] = J_WAIT; /* not judged before the others have answered */
                 continue;
             }
-            if (!sus) {
+            if (wit < need_now) {
                 rs->ok_inc[i] = id->inc;
                 record(rs, r, i, 0, est, now);
-                mask |= bit;
+                how[i] = J_VOTE;
                 continue;
             }
-            rs->sus_inc[i] = id->inc;
-        } else {
-            rs->sus_inc[i] = id->inc;
         }
+        rs->sus_inc[i] = id->inc;
+        how[i] = J_SUS;
+    }
+    /* the evidence of the longest TTL: credible answers of the nodes that vote by themselves */
+    voters = 0;
+    for (int i = 0; i < n; i++)
+        if (how[i] == J_VOTE) {
+            mask |= (uint64_t)1 << i;
+            if (cred >> i & 1) voters |= (uint64_t)1 << i;
+        }
+    int nvoters = __builtin_popcountll(voters);
+    /* the TTL they prove, learnt (only proven values: one node's word must
+     * not stretch every later grace) */
+    int64_t proven = rl_maxttl_proven(res, n, voters);
+    if (proven > rs->maxttl_ms) rs->maxttl_ms = proven;
+    /* with one node there is no other to prove anything: its grace is what
+     * this object learnt of the TTLs (the node is its own quorum) */
+    int need = n > 1 ? f + 1 : 0;
+    for (int i = 0; i < n; i++) {
+        rl_result *r = &res[i];
+        if (how[i] == J_WAIT) waiting++;
+        if (how[i] != J_SUS) continue;
         /* restarted empty: out of the quorum until up for the grace. With
-         * 'auto' the longest TTL must be known from enough other nodes to
-         * meet every quorum that may still hold a lock it forgot */
-        int64_t g = grace_ms(rs, m, drift_factor);
-        int others = 0;
-        for (int j = 0; j < n; j++) others += j != i && has_maxttl(&res[j]);
-        if (up >= g && (rs->grace_ms > 0 || others >= n - q + 1)) {
-            rs->ok_inc[i] = id->inc;
+         * 'auto' the longest TTL must be proven by enough voters (n - q + 1
+         * of them: any quorum that may still hold a lock it forgot keeps at
+         * least one node among them) */
+        int64_t est = up_est_ms(r, now);
+        int64_t up = est > RL_AGE_MARGIN_MS ? est - RL_AGE_MARGIN_MS : 0;
+        int64_t g = grace_ms(rs, rs->maxttl_ms, drift_factor);
+        if (up >= g && (rs->grace_ms > 0 || nvoters >= need)) {
+            rs->ok_inc[i] = r->id.inc;
             record(rs, r, i, 0, est, now);
-            mask |= bit;
+            mask |= (uint64_t)1 << i;
             continue;
         }
         if (up >= g && pending) {
@@ -551,6 +663,7 @@ uint64_t rl_vote_mask(rl_restart *rs, rl_result *res, int n, uint64_t now, doubl
             continue;
         }
         record(rs, r, i, g > up ? g - up : 1, est, now);
+        if (up >= g) r->novote_need = rs->novote_need[i] = (unsigned char)(need - nvoters);
     }
     *wait = waiting > 0 && pending > 0;
     return mask;
@@ -652,6 +765,7 @@ typedef struct votes {
     uint64_t mask;
     int calm;     /* a calm attempt: no maxttl answers to judge by (calm_mask) */
     uint64_t out; /* ... nodes it could not count: not calm as it answered */
+    int unjudged; /* OKs out of the mask that a judgment still awaited may count */
 } votes;
 
 /* A calm attempt's votes: only a node that answered as the incarnation it
@@ -723,10 +837,12 @@ static tally count_votes(votes *v, rl_result *res, int n)
         uint64_t now = v->c->clock->now_us(v->c->clock->ctx);
         v->mask = rl_vote_mask(v->c->rs, res, n, now, v->drift_factor, &v->wait);
     }
+    v->unjudged = 0;
     for (int i = 0; i < n; i++)
         if (res[i].state == RL_ANSWERED && !(v->mask >> i & 1) && is_ok_status(&res[i].reply, NULL)) {
             t.ok--;
             t.no++; /* (tally.no: counted apart by the caller, see novote) */
+            v->unjudged += res[i].novote_ms == 0 && !(v->out >> i & 1); /* may still vote once judged */
         }
     return t;
 }
@@ -736,6 +852,9 @@ static int decide_votes(void *ud, const rl_result *res, int n)
     votes *v = ud;
     tally t = count_votes(v, (rl_result *)res, n);
     int q = rl_quorum(n);
+    /* no quorum possible, even if every OK still to be judged votes: decided,
+     * whatever a judgment still waits for */
+    if (t.ok + t.pending + v->unjudged < q) return 1;
     if (v->wait) return 0;
     return t.ok >= q || t.ok + t.pending < q;
 }
@@ -1373,8 +1492,10 @@ static int fair_ticket(acq *a, const rl_result *res, int n, int q)
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call)
 {
-    rl_result res_local[RL_MAX_NODES];
-    rl_result *res = call ? call->res : res_local;
+    /* the attempt's own answers (fill_call copies them into call->res): the
+     * fence phases (acq_won) write theirs into call->res, and a failed
+     * attempt's fair_ticket and same_server read these */
+    rl_result res[RL_MAX_NODES];
     int n = c->n, q = rl_quorum(n);
     const rl_restart *rs = c->rs;
     acq a;
@@ -1430,8 +1551,10 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         fill_call(call, res, n, is_ok_status);
         tally t = count_votes(rs ? &v : NULL, res, n);
         if (rs && !v.calm) calm_learn(c->rs, res, n, v.mask, ttl_ms);
-        for (int i = 0; i < n; i++)
-            if (v.out >> i & 1) c->rs->calm[i].on = 0;
+        /* a node that failed a calm attempt, or answered one as another
+         * incarnation, is calm no more: the next attempt checks it */
+        for (int i = 0; rs && v.calm && i < n; i++)
+            if ((v.out >> i & 1) || res[i].state == RL_FAILED) c->rs->calm[i].on = 0;
         int nv = rs ? novote(res, n) : 0;
         if (call) call->ok = t.ok;
         int any = acq_cleanup_mask(&a.rel, res, n);
@@ -1457,11 +1580,17 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
         if (outcome == RL_SAME_SERVER) break; /* a configuration error: retrying cannot help */
         if (v.out && !redo) {
             /* a calm attempt met a node it could not count: made again at
-             * once, checked, as the same attempt (no pause, no retry used) */
+             * once, checked, as the same attempt (no pause, no retry used),
+             * without the nodes that failed it (a hung node is not waited
+             * for twice in one attempt: one call, one timeout) */
             redo = 1;
             attempt--;
+            a.set.skip = 0;
+            for (int i = 0; i < n; i++)
+                if (res[i].state == RL_FAILED) a.set.skip |= (uint64_t)1 << i;
             continue;
         }
+        a.set.skip = 0;
         if (a.fair && !a.queued) fair_ticket(&a, res, n, q);
         if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, max_pause, &by_cleanup)) break;
     }
@@ -1483,102 +1612,182 @@ int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, cons
 
 /* ---- rl_acquire_permit: one of a semaphore's permits (see rl_script_permit) ---- */
 
-/* the slots a node's answer names ("3-5,9") into bits (limit bits); 0 when
- * it names none (nil, another answer, a range out of the limit) */
-static int permit_slots(const rl_reply *r, int limit, uint64_t *bits)
+#define PERMIT_WORDS (RL_MAX_PERMITS / 64)
+/* the slots' bitmap is whole in rl_reply.str: no slot list goes through a
+ * buffer it may not fit (a list of 129 bytes or more was read as "no slot") */
+typedef char permit_bitmap_fits[RL_MAX_PERMITS / 8 <= RL_TOKEN_MAX ? 1 : -1];
+
+/* What a node's permit answer says (rl_script_permit, rl_script_permit_find). */
+enum {
+    PA_BAD = -1, /* cannot be decoded: a failed node (never trusted, never a slot) */
+    PA_NONE,     /* nil: it set nothing (fewer than w free; find: no slot of ours) */
+    PA_SLOTS,    /* the bitmap of the slots: (limit + 7) / 8 bytes, no bit past the limit */
+    PA_LIMIT     /* another limit (1..RL_MAX_PERMITS) is stored while a slot of it is held */
+};
+
+static int popcount8(unsigned v)
 {
-    memset(bits, 0, sizeof(uint64_t) * (size_t)((limit + 63) / 64));
-    if (r->type != RL_REPLY_STRING || r->len == 0 || r->len >= sizeof(r->str) || r->str[0] == 'L') return 0;
-    const char *p = r->str, *end = r->str + r->len;
-    int any = 0;
-    while (p < end) {
-        long a = 0, b;
-        if (*p < '0' || *p > '9') return 0;
-        while (p < end && *p >= '0' && *p <= '9') a = a * 10 + (*p++ - '0');
-        b = a;
-        if (p < end && *p == '-') {
-            p++;
-            b = 0;
-            if (p >= end || *p < '0' || *p > '9') return 0;
-            while (p < end && *p >= '0' && *p <= '9') b = b * 10 + (*p++ - '0');
-        }
-        if (a > b || b >= limit) return 0;
-        for (long s = a; s <= b; s++) bits[s / 64] |= (uint64_t)1 << (s % 64);
-        any = 1;
-        if (p < end && *p++ != ',') return 0;
-    }
-    return any;
+    int k = 0;
+    for (; v; v &= v - 1) k++;
+    return k;
 }
 
-/* "L<limit>": another limit is stored while one of its slots is held */
-static int permit_limit(const rl_reply *r)
+/* the answer r into bits (PERMIT_WORDS words) and *count; *olim for PA_LIMIT */
+static int permit_answer(const rl_reply *r, int limit, uint64_t *bits, int *count, int *olim)
 {
-    if (r->type != RL_REPLY_STRING || r->len < 2 || r->str[0] != 'L') return 0;
-    int v = 0;
-    for (size_t i = 1; i < r->len && i < 8; i++) {
-        if (r->str[i] < '0' || r->str[i] > '9') return 0;
-        v = v * 10 + (r->str[i] - '0');
+    memset(bits, 0, sizeof(uint64_t) * PERMIT_WORDS);
+    *count = 0;
+    if (r->type == RL_REPLY_NIL) return PA_NONE;
+    if (r->type == RL_REPLY_INTEGER) {
+        if (r->integer < 1 || r->integer > RL_MAX_PERMITS || r->integer == limit) return PA_BAD;
+        *olim = (int)r->integer;
+        return PA_LIMIT;
     }
-    return v;
+    size_t nb = (size_t)(limit + 7) / 8;
+    if (r->type != RL_REPLY_STRING || r->len != nb) return PA_BAD;
+    for (size_t k = 0; k < nb; k++) {
+        unsigned v = (unsigned char)r->str[k];
+        bits[k / 8] |= (uint64_t)v << (k % 8 * 8);
+        *count += popcount8(v);
+    }
+    if (limit % 8 && (unsigned char)r->str[nb - 1] >> (limit % 8)) return PA_BAD; /* a slot past the limit */
+    return *count ? PA_SLOTS : PA_BAD;
+}
+
+static int bit_at(const uint64_t *bits, int s) { return (int)(bits[s / 64] >> (s % 64) & 1); }
+
+/* a failed node, as the tallies counted it: its reason for the exceptions */
+static void permit_bad(rl_result *r)
+{
+    r->state = RL_FAILED;
+    r->err = RL_E_PROTO;
+    snprintf(r->reason, sizeof(r->reason), "unexpected permit answer");
 }
 
 typedef struct permit_tally {
     const rl_ctx *c;
     double drift_factor;
     int limit, weight, wait;
-    uint64_t mask;               /* voting nodes (all without the restart check) */
-    short count[RL_MAX_PERMITS]; /* per slot: voting nodes that set it */
-    int ok_slots, maybe_slots;   /* slots with a quorum; with a quorum still possible */
-    int answered, failed, pending, novote, other_limit;
+    uint64_t mask;    /* voting nodes (all without the restart check) */
+    uint64_t decoded; /* nodes whose answer is in kind[], bits[], olim[] */
+    signed char kind[RL_MAX_NODES];
+    int olim[RL_MAX_NODES];
+    uint64_t bits[RL_MAX_NODES][PERMIT_WORDS];
+    /* the largest set of voting nodes that answered the same w slots, and
+     * one of them (-1 none): a permit is the slots one quorum holds together */
+    int best, best_node;
+    int answered, failed, pending, novote, limits;
+    int mute; /* answered, not voting */
 } permit_tally;
 
 static void permit_count(permit_tally *t, const rl_result *res, int n)
 {
-    uint64_t bits[RL_MAX_PERMITS / 64];
-    int q = rl_quorum(n);
-    t->answered = t->failed = t->pending = t->novote = t->other_limit = 0;
+    t->answered = t->failed = t->pending = t->novote = t->limits = t->mute = 0;
+    t->best = 0;
+    t->best_node = -1;
     t->mask = ~(uint64_t)0;
     t->wait = 0;
     if (t->c->rs) {
         uint64_t now = t->c->clock->now_us(t->c->clock->ctx);
         t->mask = rl_vote_mask(t->c->rs, (rl_result *)res, n, now, t->drift_factor, &t->wait);
     }
-    memset(t->count, 0, sizeof(short) * (size_t)t->limit);
     for (int i = 0; i < n; i++) {
         if (res[i].state == RL_PENDING) {
             t->pending++;
             continue;
         }
-        if (res[i].state == RL_FAILED) {
+        if (res[i].state == RL_ANSWERED && !(t->decoded >> i & 1)) {
+            int k;
+            t->kind[i] = (signed char)permit_answer(&res[i].reply, t->limit, t->bits[i], &k, &t->olim[i]);
+            if (t->kind[i] == PA_SLOTS && k != t->weight) t->kind[i] = PA_BAD; /* the script sets w */
+            t->decoded |= (uint64_t)1 << i;
+        }
+        if (res[i].state == RL_FAILED || t->kind[i] == PA_BAD) {
             t->failed++;
             continue;
         }
         t->answered++;
-        int voting = (int)(t->mask >> i & 1);
-        int lim = permit_limit(&res[i].reply);
-        if (lim && voting) t->other_limit = lim;
-        if (!permit_slots(&res[i].reply, t->limit, bits)) continue;
-        if (!voting) {
-            t->novote++;
+        if (!(t->mask >> i & 1)) {
+            t->novote += t->kind[i] == PA_SLOTS;
+            t->mute++;
             continue;
         }
-        for (int s = 0; s < t->limit; s++)
-            if (bits[s / 64] >> (s % 64) & 1) t->count[s]++;
-    }
-    t->ok_slots = t->maybe_slots = 0;
-    for (int s = 0; s < t->limit; s++) {
-        t->ok_slots += t->count[s] >= q;
-        t->maybe_slots += t->count[s] + t->pending >= q;
+        t->limits += t->kind[i] == PA_LIMIT;
+        if (t->kind[i] != PA_SLOTS) continue;
+        int same = 0;
+        for (int j = 0; j < n; j++)
+            same += res[j].state == RL_ANSWERED && (t->mask >> j & 1) && t->kind[j] == PA_SLOTS &&
+                    memcmp(t->bits[j], t->bits[i], sizeof(t->bits[i])) == 0;
+        if (same > t->best) {
+            t->best = same;
+            t->best_node = i;
+        }
     }
 }
 
-/* decided once w slots have a quorum, once fewer than w still can, or on another limit */
+/* decided once a quorum set the same slots, or once none still can */
 static int decide_permit(void *ud, const rl_result *res, int n)
 {
     permit_tally *t = ud;
     permit_count(t, res, n);
     if (t->wait) return 0;
-    return t->other_limit || t->ok_slots >= t->weight || t->maybe_slots < t->weight;
+    int q = rl_quorum(n);
+    return t->best >= q || t->best + t->pending < q;
+}
+
+/* node j voted and answered another limit, lim */
+static int names_limit(const permit_tally *t, const rl_result *res, int j, int lim)
+{
+    return res[j].state == RL_ANSWERED && (t->mask >> j & 1) && t->kind[j] == PA_LIMIT && t->olim[j] == lim;
+}
+
+/* the limit that the nodes answering another one name most often */
+static int permit_other_limit(const permit_tally *t, const rl_result *res, int n)
+{
+    int top = 0, most = 0;
+    for (int i = 0; i < n; i++) {
+        if (!names_limit(t, res, i, t->olim[i])) continue;
+        int k = 0;
+        for (int j = 0; j < n; j++) k += names_limit(t, res, j, t->olim[i]);
+        if (k > most) {
+            most = k;
+            top = t->olim[i];
+        }
+    }
+    return top;
+}
+
+/* After an attempt that no quorum won: the start of the next try of the same
+ * attempt, a slot that can still win (-1 none). A node that answered the
+ * slots it took from start st has every slot it passed over held by
+ * another; one that set none, or answered another limit, has none for us.
+ * A slot is out when those nodes, with the failed ones and those that do
+ * not vote, leave fewer than a quorum. Starts tried are in tried. */
+static int permit_next_start(const permit_tally *t, const rl_result *res, int n, int st, uint64_t *tried)
+{
+    short held[RL_MAX_PERMITS];
+    int lim = t->limit, q = rl_quorum(n), out = t->failed + t->mute;
+    memset(held, 0, sizeof(short) * (size_t)lim);
+    for (int i = 0; i < n; i++) {
+        if (res[i].state != RL_ANSWERED || !(t->decoded >> i & 1) || t->kind[i] == PA_BAD) continue;
+        if (!(t->mask >> i & 1)) continue;
+        if (t->kind[i] != PA_SLOTS) {
+            for (int s = 0; s < lim; s++) held[s]++;
+            continue;
+        }
+        for (int k = 0, seen = 0; k < lim && seen < t->weight; k++) {
+            int s = (st + k) % lim;
+            if (bit_at(t->bits[i], s))
+                seen++;
+            else
+                held[s]++;
+        }
+    }
+    for (int k = 1; k < lim; k++) {
+        int s = (st + k) % lim;
+        if (!bit_at(tried, s) && held[s] + out <= n - q) return s;
+    }
+    return -1;
 }
 
 /* the key list of the slots sp . i kept (their bits in keep, count of them); NULL
@@ -1635,12 +1844,21 @@ static int permit_trim(const rl_ctx *c, const char *sp, size_t splen, const uint
     return c->tp->fanout(c->tp->ctx, &cmd, rr, c->n, NULL, NULL);
 }
 
+/* A try that a quorum did not win is made again at once, as the same
+ * attempt (no retry used, no pause), from a slot that can still win
+ * (permit_next_start), at most this many times: a permit free on a quorum
+ * is not refused because the start drawn is held on a node that the others
+ * need (2 of 5 nodes down: the start of a holder that the nodes up do not
+ * all know). Each try is one round trip and its trim. */
+#define PERMIT_REDOS 3
+
 int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, int weight, int ttl_ms,
                       const rl_opts *o, rl_lock_info *info, char **slots, size_t *slotslen, int *other_limit,
                       rl_call *call)
 {
-    rl_result res_local[RL_MAX_NODES];
-    rl_result *res = call ? call->res : res_local;
+    /* the attempt's own answers: the fence phases (acq_won) write theirs
+     * into call->res, and the trim below reads these */
+    rl_result res[RL_MAX_NODES];
     int n = c->n, q = rl_quorum(n);
     const rl_restart *rs = c->rs;
     *slots = NULL;
@@ -1665,11 +1883,18 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
     const rl_waiter *w = deadline && o->wake_on_release ? c->waiter : NULL;
     if (w && w->subscribe(w->ctx, sp, splen, (int)random_below(c, (uint64_t)RL_WAKE_SHARDS * RL_WAKE_SUBS), NULL) != 0)
         w = NULL;
-    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT;
+    int confirmed = 0, waiters = 1, outcome = RL_CONFLICT, redos = 0, start = -1;
+    uint64_t tried[PERMIT_WORDS];
     permit_tally tally_, *t = &tally_;
     for (int attempt = 0;; attempt++) {
         info->attempts = attempt + 1;
-        size_t stlen = fmt_int(stbuf, sizeof(stbuf), (long long)random_below(c, (uint64_t)limit));
+        if (start < 0) {
+            start = (int)random_below(c, (uint64_t)limit);
+            redos = 0;
+            memset(tried, 0, sizeof(tried));
+        }
+        tried[start / 64] |= (uint64_t)1 << (start % 64);
+        size_t stlen = fmt_int(stbuf, sizeof(stbuf), start);
         rl_cmd cmd;
         eval_cmd(&cmd, rl_script_permit, rl_script_permit_sha, sp, splen, NULL, info->token, info->token_len);
         arg(&cmd, ttlbuf, ttllen);
@@ -1688,33 +1913,30 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
         }
         uint64_t t1 = c->clock->now_us(c->clock->ctx);
         permit_count(t, res, n);
+        for (int i = 0; i < n; i++)
+            if (res[i].state == RL_ANSWERED && t->kind[i] == PA_BAD) permit_bad(&res[i]);
         fill_call(call, res, n, is_answer);
-        /* the w slots kept: the lowest with a quorum */
-        uint64_t keep[RL_MAX_PERMITS / 64] = {0};
-        int kept = 0;
-        for (int s = 0; s < limit && kept < weight; s++)
-            if (t->count[s] >= q) {
-                keep[s / 64] |= (uint64_t)1 << (s % 64);
-                kept++;
-            }
-        if (call) call->ok = kept >= weight ? q : 0;
-        tally ft = {.ok = kept >= weight ? q : 0, .failed = t->failed};
-        int won =
-            !t->other_limit && kept >= weight && !same_server(res, n) && acq_won(c, o, info, ttl_ms, t0, t1, &ft, call);
+        /* the w slots kept: those that a quorum of the same nodes set */
+        uint64_t keep[PERMIT_WORDS] = {0};
+        int quorum = t->best >= q;
+        if (quorum) memcpy(keep, t->bits[t->best_node], sizeof(keep));
+        if (call) call->ok = t->best;
+        tally ft = {.ok = quorum ? t->best : 0, .failed = t->failed};
+        int won = quorum && !same_server(res, n) && acq_won(c, o, info, ttl_ms, t0, t1, &ft, call);
         if (won) {
             *slots = slot_list(sp, splen, keep, limit, weight, slotslen);
             if (!*slots) won = 0; /* out of memory for the list: nothing is handed out */
         }
         /* the cleanup goes to every node that may hold a slot of this attempt
-         * we do not keep: those that answered other slots, or have not
-         * answered (a failed attempt keeps none) */
-        uint64_t none[RL_MAX_PERMITS / 64] = {0}, skip = 0, bits[RL_MAX_PERMITS / 64];
+         * we do not keep: those that answered other slots, whose answer could
+         * not be decoded, or that have not answered (a failed attempt keeps
+         * none) */
+        uint64_t none[PERMIT_WORDS] = {0}, skip = 0;
         const uint64_t *final_keep = won ? keep : none;
         for (int i = 0; i < n; i++) {
-            int named = res[i].state == RL_ANSWERED && permit_slots(&res[i].reply, limit, bits);
             int extra = !res[i].sent ? 0 : res[i].state != RL_ANSWERED || res[i].resent;
-            if (named)
-                for (int k = 0; k < (limit + 63) / 64; k++) extra |= (bits[k] & ~final_keep[k]) != 0;
+            if (res[i].state == RL_ANSWERED && t->kind[i] == PA_SLOTS)
+                for (int k = 0; k < PERMIT_WORDS; k++) extra |= (t->bits[i][k] & ~final_keep[k]) != 0;
             if (!extra) skip |= (uint64_t)1 << i;
         }
         if (~skip & (((uint64_t)1 << (n - 1) << 1) - 1)) {
@@ -1734,11 +1956,19 @@ int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit
         }
         outcome = t->failed + t->novote > n - q ? RL_NO_QUORUM : RL_CONFLICT;
         if (same_server(res, n)) outcome = RL_SAME_SERVER;
-        if (t->other_limit) {
-            *other_limit = t->other_limit;
+        /* another limit only when enough nodes say so to decide: one node's
+         * answer (a stale or forged r "\0pL") vetoes nothing */
+        if (t->limits > n - q) {
+            *other_limit = permit_other_limit(t, res, n);
             outcome = RL_LIMIT;
         }
         if (outcome == RL_SAME_SERVER || outcome == RL_LIMIT) break;
+        if (!quorum && redos < PERMIT_REDOS && (start = permit_next_start(t, res, n, start, tried)) >= 0) {
+            redos++;
+            attempt--; /* the same attempt, from a slot that can still win */
+            continue;
+        }
+        start = -1;
         int by_cleanup; /* (a permit's trim is not marked: rl.h RL_ID_CLEANUP) */
         if (acq_next(c, o, w, attempt, deadline, &confirmed, t1 - t0, &waiters, info, 0, &by_cleanup)) break;
     }
@@ -1896,9 +2126,12 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     }
     if (c->rs) {
         repair(c, key, keylen, token, ttlbuf, ttllen, info, res);
-        for (int i = 0; i < n; i++) /* learn the longest TTL */
-            if (res[i].state == RL_ANSWERED && res[i].reply.naux == 2 && res[i].reply.aux[0] > c->rs->maxttl_ms)
-                c->rs->maxttl_ms = res[i].reply.aux[0];
+        /* learn the longest TTL that enough credible answers prove */
+        uint64_t now = c->clock->now_us(c->clock->ctx), cred = 0;
+        for (int i = 0; i < n; i++)
+            if (rl_maxttl_credible(&res[i], now)) cred |= (uint64_t)1 << i;
+        int64_t proven = rl_maxttl_proven(res, n, cred);
+        if (proven > c->rs->maxttl_ms) c->rs->maxttl_ms = proven;
     }
     uint64_t t1 = c->clock->now_us(c->clock->ctx);
     tally t = count(res, n, is_one);
@@ -1989,10 +2222,12 @@ static int names_slots(const rl_reply *r, const void *ud)
 }
 
 /* restore() of a permit (API.md "Restore"): which slots hold our token on a
- * quorum. Every node is asked (not decided at the quorum: a rare call, and
- * a slot held on a quorum is then certain to be seen). RL_ACQUIRED: *slots
- * (malloc'd) the key list of those slots, *found their number; RL_LOST
- * none; RL_NO_QUORUM fewer than a quorum answered. */
+ * quorum of the same nodes (HACKING.md "Semaphores": a permit is the slots
+ * one quorum holds together). Every node is asked (not decided at the
+ * quorum: a rare call, and a slot held on a quorum is then certain to be
+ * seen). An answer that cannot be decoded is a failed node. RL_ACQUIRED:
+ * *slots (malloc'd) the key list of those slots, *found their number;
+ * RL_LOST none; RL_NO_QUORUM fewer than a quorum answered. */
 int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, const char *token, size_t token_len,
                    char **slots, size_t *slotslen, int *found, rl_call *call)
 {
@@ -2013,27 +2248,48 @@ int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, c
     arg(&cmd, token, token_len);
     arg(&cmd, limbuf, fmt_int(limbuf, sizeof(limbuf), limit));
     if (c->tp->fanout(c->tp->ctx, &cmd, res, n, NULL, NULL) != 0) return RL_ERROR;
+    /* per node the slots of ours it holds; all: those held on a quorum */
+    uint64_t bits[RL_MAX_NODES][PERMIT_WORDS], all[PERMIT_WORDS], keep[PERMIT_WORDS] = {0};
     short count[RL_MAX_PERMITS];
-    uint64_t bits[RL_MAX_PERMITS / 64], keep[RL_MAX_PERMITS / 64];
     memset(count, 0, sizeof(count));
-    memset(keep, 0, sizeof(keep));
-    int answered = 0;
+    int answered = 0, best = 0;
     for (int i = 0; i < n; i++) {
+        int k, olim, kind = PA_BAD;
+        if (res[i].state == RL_ANSWERED) kind = permit_answer(&res[i].reply, limit, bits[i], &k, &olim);
+        if (kind != PA_SLOTS) memset(bits[i], 0, sizeof(bits[i]));
         if (res[i].state != RL_ANSWERED) continue;
+        if (kind != PA_NONE && kind != PA_SLOTS) {
+            permit_bad(&res[i]);
+            continue;
+        }
         answered++;
-        if (!permit_slots(&res[i].reply, limit, bits)) continue;
-        for (int s = 0; s < limit; s++)
-            if (bits[s / 64] >> (s % 64) & 1) count[s]++;
+        for (int s = 0; s < limit; s++) count[s] += (short)bit_at(bits[i], s);
     }
     fill_call(call, res, n, names_slots);
     if (same_server(res, n)) return RL_SAME_SERVER;
     if (answered < q) return RL_NO_QUORUM;
+    memset(all, 0, sizeof(all));
     for (int s = 0; s < limit; s++)
-        if (count[s] >= q) {
-            keep[s / 64] |= (uint64_t)1 << (s % 64);
-            (*found)++;
+        if (count[s] >= q) all[s / 64] |= (uint64_t)1 << (s % 64);
+    /* the most slots of all that a quorum holds together: what one node
+     * holds of all, when a quorum holds all of that too */
+    for (int i = 0; i < n; i++) {
+        uint64_t cand[PERMIT_WORDS];
+        int size = 0, holders = 0;
+        for (int k = 0; k < PERMIT_WORDS; k++) cand[k] = bits[i][k] & all[k];
+        for (int s = 0; s < limit; s++) size += bit_at(cand, s);
+        if (size <= best) continue;
+        for (int j = 0; j < n; j++) {
+            int has = 1;
+            for (int k = 0; k < PERMIT_WORDS && has; k++) has = (bits[j][k] & cand[k]) == cand[k];
+            holders += has;
         }
-    if (!*found) return RL_LOST;
-    *slots = slot_list(sp, splen, keep, limit, *found, slotslen);
+        if (holders < q) continue;
+        best = size;
+        memcpy(keep, cand, sizeof(keep));
+    }
+    *found = best;
+    if (!best) return RL_LOST;
+    *slots = slot_list(sp, splen, keep, limit, best, slotslen);
     return *slots ? RL_ACQUIRED : RL_ERROR;
 }

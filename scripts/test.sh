@@ -147,7 +147,7 @@ up=${up:-0}; uf=${uf:-0}
 [ "$rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 count c-unit "$up" "$uf" 0
 
-section "metrics table (tests/metrics/table_test.sh: threads under ThreadSanitizer, processes, SIGKILL mid-claim)"
+section "metrics table (tests/metrics/table_test.sh: threads and processes under ThreadSanitizer and again under ASan+UBSan, SIGKILL/SIGSTOP mid-claim, a damaged table, per-user files)"
 bash tests/metrics/table_test.sh >"$log_dir/metrics-table.log" 2>&1; rc=$?
 grep -vE '^PASS' "$log_dir/metrics-table.log" | tail -n 15 | sed "s/^/    | /"
 summary_count metrics-table "$log_dir/metrics-table.log" "$rc"

@@ -1,7 +1,7 @@
 /* sem_model.c -- randomized explorer of the semaphore quorum rule (API.md "Semaphores").
  *
  * Not the C core: a model of the rule itself. N nodes (3, 5), C clients (3, 4), a
- * semaphore of limit L (1, 2, 3) and, per run, a weight W (1, or 2 when L >= 2) that
+ * semaphore of limit L (1 to 4) and, per run, a weight W (1, or 2 when L >= 2) that
  * every client asks for. Every client runs K acquisitions. Each request and each
  * reply is a message on the FIFO channel of one (client, node) pair -- a connection --
  * and channels are served in any interleaving, so a node may run a request long
@@ -10,15 +10,23 @@
  * rule must hold without the TTL's help (expiry is the per-slot RedLock argument,
  * unchanged).
  *
- * The guarantee checked after every step: the weights of the clients that hold a
- * permit (won, not yet released) sum to at most L.
+ * The guarantees checked after every step: the weights of the clients that hold a
+ * permit (won, not yet released) sum to at most L; and every holder's slots are
+ * held for it together by a quorum of the same nodes (what isHeld(), extend() and
+ * release() count: a node counts for a key list only when it holds every key).
  *
  * Variants:
  *   slots          the rule of rl_acquire_permit: L slots, each a mutex; a node sets
  *                  the first W free slots from the client's start and answers them;
- *                  the client wins when W slots each have a quorum of answers, keeps
- *                  those and releases the rest on every node (the same connection:
- *                  behind the request)                          -- must never violate
+ *                  the client wins when a quorum of nodes answered the same W slots,
+ *                  keeps those and releases the rest on every node (the same
+ *                  connection: behind the request)              -- must never violate
+ *                  (the core's next try of a split attempt, from another start, is a
+ *                  failed attempt and a new one with that start: the model draws
+ *                  every start)
+ *   per-slot       the first rule: the client wins when W slots each have a quorum
+ *                  of answers, whichever nodes (within the limit, but a permit whose
+ *                  slots no quorum holds together)               -- must be caught
  *   counter        a plain majority per node: a node grants while it has fewer
  *                  than L (by weight) holders; the client wins on a quorum of
  *                  grants                                       -- must be caught
@@ -40,15 +48,15 @@
 
 #define MAXN 5
 #define MAXC 4
-#define MAXL 3
+#define MAXL 4
 #define OPS 3
 #define QCAP 16
 #define MAXSTEPS 400
 #define TRACE_MAX 60
 
-enum { V_SLOTS, V_COUNTER, V_ANYSLOT, NVARIANTS };
-static const char *variant_name[NVARIANTS] = {"slots", "counter", "any-slot"};
-static const int variant_broken[NVARIANTS] = {0, 1, 1};
+enum { V_SLOTS, V_PERSLOT, V_COUNTER, V_ANYSLOT, NVARIANTS };
+static const char *variant_name[NVARIANTS] = {"slots", "per-slot", "counter", "any-slot"};
+static const int variant_broken[NVARIANTS] = {0, 1, 1, 1};
 
 enum { M_REQ, M_REL_EXCEPT, M_REL_ALL, M_REPLY };
 typedef struct msg {
@@ -191,7 +199,7 @@ static void decide(world *w, int ci, int final)
         } else if (yes + pending >= q) {
             return;
         }
-    } else {
+    } else if (w->variant == V_PERSLOT) {
         int ok = 0, maybe = 0;
         for (int s = 0; s < w->lim; s++) {
             int k = 0;
@@ -206,6 +214,22 @@ static void decide(world *w, int ci, int final)
             win = 1;
         else if (maybe >= w->w)
             return;
+    } else {
+        /* the largest set of nodes that answered the same slots */
+        int best = 0;
+        for (int i = 0; i < w->n; i++) {
+            if (c->got[i] <= 0) continue;
+            int same = 0;
+            for (int j = 0; j < w->n; j++) same += c->got[j] == c->got[i];
+            if (same > best) {
+                best = same;
+                kept = c->got[i];
+            }
+        }
+        if (best >= q)
+            win = 1;
+        else if (best + pending >= q)
+            return;
     }
     if (win) {
         c->state = C_HOLD;
@@ -219,6 +243,24 @@ static void decide(world *w, int ci, int final)
         tr(w, "c%d fails #%d%s", ci, c->attempt, final ? " (timeout)" : "");
         send_all(w, ci, (msg){.kind = M_REL_ALL});
     }
+}
+
+/* a holder whose slots no quorum of the same nodes holds for it: -1 none */
+static int apart(const world *w)
+{
+    if (w->variant == V_COUNTER) return -1;
+    for (int ci = 0; ci < w->c; ci++) {
+        if (w->cl[ci].state != C_HOLD) continue;
+        int together = 0;
+        for (int i = 0; i < w->n; i++) {
+            int all = 1;
+            for (int s = 0; s < w->lim; s++)
+                if (w->cl[ci].kept >> s & 1 && w->slot[i][s] != ci + 1) all = 0;
+            together += all;
+        }
+        if (together < quorum(w->n)) return ci;
+    }
+    return -1;
 }
 
 static int holders(const world *w)
@@ -267,6 +309,10 @@ static int run(world *w)
         }
         if (holders(w) > w->lim) {
             tr(w, "VIOLATION: %d permits held, limit %d", holders(w), w->lim);
+            return 1;
+        }
+        if (apart(w) >= 0) {
+            tr(w, "VIOLATION: c%d holds slots that no quorum of the same nodes holds", apart(w));
             return 1;
         }
     }

@@ -117,6 +117,10 @@ typedef struct fake {
     fake_out set[RL_MAX_NODES], rel[RL_MAX_NODES], ext[RL_MAX_NODES], ex[RL_MAX_NODES], get[RL_MAX_NODES],
         del[RL_MAX_NODES], other[RL_MAX_NODES];
     const char *get_str[RL_MAX_NODES]; /* GET: the bulk string of an FO_STR answer */
+    /* any other command (a script the table has no kind for, as the
+     * permit's): the FO_STR answer, other_len[i] bytes (0: strlen) */
+    const char *other_str[RL_MAX_NODES];
+    size_t other_len[RL_MAX_NODES];
     rl_ident id[RL_MAX_NODES];     /* who answers at node i (zero: unknown) */
     fake_hook_fn hook;             /* may change the tables before each call */
     void *hook_ud;
@@ -151,7 +155,7 @@ static inline char fake_classify(const rl_cmd *cmd)
     return '?';
 }
 
-static inline void fake_fill_result(rl_result *r, const fake_out *o, const char *str)
+static inline void fake_fill_result(rl_result *r, const fake_out *o, const char *str, size_t slen)
 {
     switch (o->kind) {
     case FO_OK:
@@ -171,7 +175,8 @@ static inline void fake_fill_result(rl_result *r, const fake_out *o, const char 
         break;
     case FO_STR: {
         /* as the socket fan-out keeps it: the full length, the first bytes */
-        size_t l = str ? strlen(str) : 0, k = l < sizeof(r->reply.str) - 1 ? l : sizeof(r->reply.str) - 1;
+        size_t l = str ? (slen ? slen : strlen(str)) : 0;
+        size_t k = l < sizeof(r->reply.str) - 1 ? l : sizeof(r->reply.str) - 1;
         r->state = RL_ANSWERED;
         r->reply.type = RL_REPLY_STRING;
         r->reply.len = l;
@@ -236,7 +241,9 @@ static inline int fake_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int 
     for (int k = 0; k < n && !cmd->nowait; k++) {
         int i = f->order[k];
         f->clock.now += f->step_us;
-        fake_fill_result(&res[i], &outs[i], rec->kind == 'G' ? f->get_str[i] : NULL);
+        const char *str = rec->kind == 'G' ? f->get_str[i] : NULL;
+        if (rec->kind == '?') str = f->other_str[i];
+        fake_fill_result(&res[i], &outs[i], str, rec->kind == '?' ? f->other_len[i] : 0);
         res[i].id = f->id[i];
         res[i].latency_us = f->step_us * (uint64_t)(k + 1);
         rec->delivered[i] = 1;

@@ -489,6 +489,34 @@ static void test_acquire_phases_eat_validity(void)
     CHECK_EQ(rl_acquire(&f.ctx, "res", 3, 100, &o, &info, NULL), RL_ACQUIRED);
 }
 
+/* A fair attempt that won the key but whose fence phases failed: its
+ * ticket comes from the attempt's own answers (OK: none, the next attempt
+ * still sends "0"), never from the phases' answers that the call reports
+ * (the raise's integers, taken for tickets when the phases wrote into the
+ * array fair_ticket read) */
+static void test_acquire_fair_fence_failed_no_ticket(void)
+{
+    fake f;
+    fence_fake ff;
+    ff_init(&f, &ff, 5);
+    for (int i = 0; i < 5; i++) ff.incr[i].v = 40 + i;
+    ff_raise_all(&ff, 5); /* below M: not raised, the phases fail */
+    rl_opts o = fenced_opts();
+    o.wait_ms = 30;
+    o.fair = 1;
+    rl_lock_info info;
+    rl_call call;
+    CHECK_EQ(rl_acquire(&f.ctx, "res", 3, 10000, &o, &info, &call), RL_CONFLICT);
+    int fair = 0;
+    for (int c = 0; c < f.ncalls && c < FAKE_MAX_CALLS; c++) {
+        if (f.calls[c].kind != 'A') continue;
+        fair++;
+        CHECK_STR(f.calls[c].argv[f.calls[c].argc - 2], "0");
+    }
+    CHECK(fair >= 2);
+    CHECK(info.attempts >= 2);
+}
+
 /* ---- the script text and its SHA1 (a small SHA-1, FIPS 180-4) ---- */
 
 static uint32_t rol(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
@@ -825,6 +853,7 @@ static const test_case tests[] = {
     {"acquire_incr_no_quorum_releases", test_acquire_incr_no_quorum_releases},
     {"acquire_raise_conflict_releases", test_acquire_raise_conflict_releases},
     {"acquire_phases_eat_validity", test_acquire_phases_eat_validity},
+    {"acquire_fair_fence_failed_no_ticket", test_acquire_fair_fence_failed_no_ticket},
     {"script_sha", test_script_sha},
     {"real_raise_script", test_real_raise_script},
     {"real_phases_over_the_socket_fanout", test_real_phases_over_the_socket_fanout},

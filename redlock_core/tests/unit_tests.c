@@ -2815,7 +2815,10 @@ static void scripted_stop(scripted *s)
 
 /* the answers to the SCRIPT LOADs of a connect (rlc_queue_scripts: 17 scripts) */
 #define HS_SHA "$40\r\n0123456789012345678901234567890123456789\r\n"
-#define HS_REPLIES HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
+/* every new connection asks INFO server and INFO persistence first (the
+ * identity, also with one node); refused here: the node votes unchecked */
+#define HS_INFO "-NOPERM no INFO\r\n-NOPERM no INFO\r\n"
+#define HS_REPLIES HS_INFO HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
@@ -2847,6 +2850,42 @@ static void test_net_hostile_extra_reply(void)
         tnet_close(&t);
     }
     scripted_stop(&srv);
+}
+
+/* A node whose permit answer overflows a number (what the first slot
+ * parser added into a signed long with no bound, then wrote below its
+ * bitmap) over a real socket and the reply parser: a failed node, and the
+ * attempt's trim goes to it; restore's find the same */
+static void test_net_permit_hostile(void)
+{
+    NET_REQUIRE_NODES(); /* for g_dir */
+    static const char *const acquire[] = {HS_REPLIES "$41\r\n18446744073709551552-18446744073709551615\r\n", ":0\r\n"};
+    static const char *const find[] = {HS_REPLIES "$19\r\n9223372036854775808\r\n"};
+    for (int k = 0; k < 2; k++) {
+        scripted srv;
+        tnet t;
+        REQUIRE(scripted_start(&srv, k ? find : acquire, k ? 1 : 2) == 0);
+        char fmt[160];
+        snprintf(fmt, sizeof(fmt), "unix://%s", srv.path);
+        if (tnet_open_fmt(&t, 0, 1, fmt) == 0) {
+            rl_opts o = ONE_TRY;
+            rl_lock_info info;
+            rl_call call;
+            char *slots = NULL;
+            size_t sl;
+            int other = 0, found = 0;
+            if (k)
+                CHECK_OUT(rl_find_permit(&t.ctx, "h", 1, 64, "tok0123456789abcdef", 19, &slots, &sl, &found, &call),
+                          RL_NO_QUORUM);
+            else
+                CHECK_OUT(rl_acquire_permit(&t.ctx, "h", 1, 64, 1, 10000, &o, &info, &slots, &sl, &other, &call),
+                          RL_NO_QUORUM);
+            CHECK(!slots);
+            CHECK_EQ(call.res[0].err, RL_E_PROTO);
+            tnet_close(&t);
+        }
+        scripted_stop(&srv);
+    }
 }
 
 /* ======================================================================
@@ -3602,6 +3641,7 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_timed_out_noscript_release", test_net_timed_out_noscript_release},                                  \
         {"net_late_noscript_set_not_resent", test_net_late_noscript_set_not_resent},                              \
         {"net_set_timeouts", test_net_set_timeouts}, {"net_hostile_extra_reply", test_net_hostile_extra_reply},   \
+        {"net_permit_hostile", test_net_permit_hostile},                                                          \
         {"net_drain_after_handshake", test_net_drain_after_handshake},                                            \
         {"net_release_not_overtaken", test_net_release_not_overtaken},                                            \
         {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
@@ -3788,6 +3828,95 @@ static void test_vote_mask(void)
     CHECK_EQ(res[0].novote_ms, 0); /* (not out: undecided) */
 }
 
+/* Two nodes restarted empty within one grace do not clear each other: the
+ * longest TTL must come from nodes that vote by themselves. 5 nodes: V used
+ * 1 s TTLs (it judged every node before); H holds a 30 s lock on n1-n3 (n4,
+ * n5 never saw it); n2 and n3 restart empty and answer V's 1 s; n1 is slow. */
+static void test_vote_mask_restarts_together(void)
+{
+    const uint64_t now = 1000000000000ull;
+    const uint64_t old = now - 3600ull * 1000000u, young = now - 3000000u; /* up 1 h, up 3 s */
+    rl_restart rs;
+    rl_result res[5];
+    int wait;
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    rs.maxttl_ms = 1000;
+    for (int i = 0; i < 5; i++) rs.ok_inc[i] = 1;
+    res[0].state = RL_PENDING; /* n1: slow */
+    vote_res(&res[1], 1, 1000, 2000, 2, young, 0, 1);
+    vote_res(&res[2], 1, 1000, 2000, 2, young, 0, 1);
+    vote_res(&res[3], 1, 1000, 600000, 1, old, 0, 0);
+    vote_res(&res[4], 1, 1000, 600000, 1, old, 0, 0);
+    uint64_t m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x18); /* n2, n3 out: 2 voters prove nothing (3 are needed) */
+    CHECK_EQ(wait, 1); /* their judgment waits for n1 */
+    res[0].state = RL_FAILED;
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x18);
+    CHECK_EQ(wait, 0);
+    CHECK_EQ(res[1].novote_ms, 1); /* past its 1 s grace, but unconfirmed: */
+    CHECK_EQ(res[1].novote_need, 1); /* one more voter's answer wanted */
+    CHECK_EQ(rs.novote_need[2], 1);
+    /* n1 answers its 30 s: the grace is 30 s from their start */
+    vote_res(&res[0], 0, 30000, 600000, 1, old, 0, 0);
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x19);
+    CHECK_EQ(rs.maxttl_ms, 30000);
+    CHECK_EQ(res[1].novote_ms, 30000 + 300 + 2 - 2000);
+    CHECK_EQ(res[1].novote_need, 0);
+    /* and once up for it, with 3 voters, they vote */
+    m = rl_vote_mask(&rs, res, 5, now + 40000000u, 0.01, &wait);
+    CHECK_EQ(m, 0x1f);
+}
+
+/* What one node may claim of its maxttl key (README "A hostile or damaged
+ * node"): more than the longest TTL, or (without AOF) an age beyond its own
+ * uptime, is not believed; a larger TTL than enough others prove is not
+ * learnt; and one old key among 4 credible answers does not make a node
+ * "restarted" on first sight (2 witnesses are needed of 5 nodes). */
+static void test_vote_mask_one_node_word(void)
+{
+    const uint64_t now = 1000000000000ull;
+    const uint64_t old = now - 3600ull * 1000000u; /* up 1 h */
+    rl_restart rs;
+    rl_result res[5];
+    int wait;
+    /* SET "\0redlock:maxttl" "2000000000:1" on node 0 (AOF off): age 56 years > its 1 h */
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    vote_res(&res[0], 1, 2000000000, 1765000000000LL, 1, old, 0, 0);
+    for (int i = 1; i < 3; i++) vote_res(&res[i], 1, 30000, 600000, 1, old, 0, 0);
+    CHECK(!rl_maxttl_credible(&res[0], now));
+    CHECK(rl_maxttl_credible(&res[1], now));
+    uint64_t m = rl_vote_mask(&rs, res, 3, now, 0.01, &wait);
+    CHECK_EQ(m, 7);
+    CHECK_EQ(rs.maxttl_ms, 30000);
+    /* beyond 2^31 - 1, or a negative age: not believed */
+    vote_res(&res[0], 1, 9000000000000000000LL, 5, 1, old, 1, 0);
+    CHECK(!rl_maxttl_credible(&res[0], now));
+    vote_res(&res[0], 1, 30000, -7, 1, old, 1, 0);
+    CHECK(!rl_maxttl_credible(&res[0], now));
+    /* with AOF the ancient key is credible, but of 5 nodes one witness is
+     * not enough, and its 2e9 ms are not learnt (3rd largest of 5) */
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    vote_res(&res[0], 1, 2000000000, 1765000000000LL, 1, old, 1, 0);
+    for (int i = 1; i < 5; i++) vote_res(&res[i], 1, 30000, 600000, 1, old, 0, 0);
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK_EQ(m, 0x1f);
+    CHECK_EQ(rs.maxttl_ms, 30000);
+    /* two old keys of five are evidence: the young node is suspect */
+    memset(&rs, 0, sizeof(rs));
+    rs.grace_ms = RL_GRACE_AUTO;
+    vote_res(&res[1], 1, 30000, 600000, 1, now - 5000000u, 0, 0); /* up 5 s, key 600 s: a witness... */
+    vote_res(&res[4], 1, 30000, 600000, 1, old, 0, 0);
+    vote_res(&res[2], 1, 30000, 3000, 1, now - 4000000u, 0, 0); /* up 4 s */
+    m = rl_vote_mask(&rs, res, 5, now, 0.01, &wait);
+    CHECK(!rl_maxttl_credible(&res[1], now)); /* ... not believed: older than its own uptime */
+    CHECK_EQ(m & 4, 0); /* node 2: witnesses 0 (AOF) and 3, 4: of 3 credible others, need 1 */
+}
+
 /* the clock-step check: the server's wall clock against our monotonic
  * clock, sample by sample; a forward step beyond 1% of the time between the
  * samples + the old sample's round trip + 10 ms marks the node; a step back,
@@ -3857,11 +3986,262 @@ static void test_acquire_restart_check_command(void)
     CHECK_STR(F.calls[0].argv[8], "m");
 }
 
+/* ---- semaphores over the fake transport: what a node's permit answer may
+ * be (HACKING.md "Semaphores"): the permit script is a '?' command, answered
+ * from F.other / F.other_str ---- */
+
+/* the bitmap answer naming slots (k of them) for a limit, into buf; its length */
+static size_t permit_bm(char *buf, int limit, const int *slots, int k)
+{
+    size_t nb = (size_t)(limit + 7) / 8;
+    memset(buf, 0, nb);
+    for (int j = 0; j < k; j++) buf[slots[j] / 8] = (char)(buf[slots[j] / 8] | 1 << (slots[j] % 8));
+    return nb;
+}
+
+static void permit_str(int i, const char *s, size_t len)
+{
+    F.other[i] = (fake_out){FO_STR, 0, 0};
+    F.other_str[i] = s;
+    F.other_len[i] = len;
+}
+
+/* one rl_acquire_permit of "s" over F, and what it gave */
+typedef struct permit_try {
+    rl_lock_info info;
+    rl_call call;
+    char *slots;
+    size_t sl;
+    int other;
+} permit_try;
+
+static int permit_acquire(permit_try *p, int limit, int weight)
+{
+    memset(p, 0, sizeof(*p)); /* (p->slots freed by the caller) */
+    return rl_acquire_permit(&F.ctx, "s", 1, limit, weight, 10000, &opts0, &p->info, &p->slots, &p->sl, &p->other,
+                             &p->call);
+}
+
+/* was node i sent the trim after the first try (both are '?' in its log) */
+static int trimmed_at(int node) { return F.node_log[node][0] == '?' && F.node_log[node][1] == '?'; }
+
+/* A hostile node's answer overflowed the slot parser (digits into a
+ * signed long with no bound, a range below zero written below the bitmap:
+ * SIGSEGV or a silently corrupted stack). Every such answer is a failed node,
+ * and trimmed (it may hold a slot of ours); restore's find the same. */
+static void test_permit_hostile_answers(void)
+{
+    static const char *bad[] = {"9223372036854775808",
+                                "18446744073709551552-18446744073709551615",
+                                "18446744073709551615",
+                                "99999999999999999999999999999999-3",
+                                "0-9223372036854775807",
+                                "-1",
+                                "-64--1",
+                                "3-1",
+                                "1,,2",
+                                "L99999999999999999999",
+                                "L-5",
+                                "",
+                                "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+                                "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"};
+    char good[128], lng[300];
+    int one = 5;
+    size_t gl = permit_bm(good, 64, &one, 1);
+    memset(lng, '7', sizeof(lng));
+    for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]) + 1; b++) {
+        const char *h = b < sizeof(bad) / sizeof(bad[0]) ? bad[b] : lng;
+        size_t hl = b < sizeof(bad) / sizeof(bad[0]) ? strlen(h) : sizeof(lng);
+        for (int nbad = 2; nbad <= 3; nbad++) {
+            fake_init(&F, 5);
+            for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+            for (int i = 5 - nbad; i < 5; i++) permit_str(i, h, hl);
+            F.order[0] = 3, F.order[1] = 4, F.order[2] = 2, F.order[3] = 1, F.order[4] = 0; /* the bad ones first */
+            permit_try pt = {0};
+            int r = permit_acquire(&pt, 64, 1);
+            if (nbad == 2) {
+                CHECK_OUT(r, RL_ACQUIRED);
+                CHECK(pt.slots && pt.sl == 1 + 2 + 4 && memcmp(pt.slots + 3, "s\0p5", 4) == 0);
+            } else {
+                CHECK_OUT(r, RL_NO_QUORUM); /* three failed nodes of five */
+                CHECK(!pt.slots);
+            }
+            CHECK_EQ(pt.other, 0);
+            for (int i = 5 - nbad; i < 5; i++) {
+                CHECK_EQ(pt.call.res[i].state, RL_FAILED);
+                CHECK_EQ(pt.call.res[i].err, RL_E_PROTO);
+                CHECK(trimmed_at(i)); /* never skipped: it may hold a slot of ours */
+            }
+            free(pt.slots);
+            /* restore's find: a failed node too (two good ones are no quorum) */
+            fake_init(&F, 5);
+            for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+            for (int i = 5 - nbad; i < 5; i++) permit_str(i, h, hl);
+            int found = -1;
+            r = rl_find_permit(&F.ctx, "s", 1, 64, "tok0123456789abcdef", 19, &pt.slots, &pt.sl, &found, &pt.call);
+            CHECK_OUT(r, nbad == 2 ? RL_ACQUIRED : RL_NO_QUORUM);
+            CHECK_EQ(found, nbad == 2 ? 1 : 0);
+            free(pt.slots);
+        }
+    }
+}
+
+/* the answers a node may give besides its slots: a bitmap of another
+ * length, a slot past the limit, more slots than the weight, a foreign
+ * limit answered by a minority (it vetoes nothing) or by enough nodes to
+ * decide (RL_LIMIT naming it) */
+static void test_permit_answers(void)
+{
+    char good[128], bits2[128], past[8], wide[128];
+    int one = 5, two[2] = {5, 6};
+    size_t gl = permit_bm(good, 12, &one, 1);
+    permit_bm(bits2, 12, two, 2);
+    permit_bm(past, 12, &one, 1);
+    past[1] = (char)0x10; /* slot 12 of limit 12 */
+    size_t wl = permit_bm(wide, 20, &one, 1);
+    struct {
+        const char *s;
+        size_t len;
+    } bad[] = {{bits2, gl}, {past, gl}, {wide, wl}, {good, gl - 1}};
+    for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+        fake_init(&F, 3);
+        for (int i = 0; i < 3; i++) permit_str(i, good, gl);
+        permit_str(1, bad[b].s, bad[b].len);
+        permit_try pt = {0};
+        CHECK_OUT(permit_acquire(&pt, 12, 1), RL_ACQUIRED);
+        CHECK_EQ(pt.call.res[1].err, RL_E_PROTO);
+        CHECK(trimmed_at(1));
+        free(pt.slots);
+    }
+    /* another limit on one node of five (a forged or stale r "\0pL"): no veto */
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+    F.other[0] = (fake_out){FO_INT, 1024, 0};
+    permit_try pt = {0};
+    CHECK_OUT(permit_acquire(&pt, 12, 1), RL_ACQUIRED);
+    CHECK_EQ(pt.other, 0);
+    free(pt.slots);
+    pt.slots = NULL;
+    /* two of five: no veto either; the attempt fails on the split alone */
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+    F.other[0] = F.other[1] = (fake_out){FO_INT, 1024, 0};
+    CHECK_OUT(permit_acquire(&pt, 12, 1), RL_ACQUIRED);
+    free(pt.slots);
+    pt.slots = NULL;
+    /* three of five: enough to decide, RL_LIMIT naming the limit most of them name */
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+    F.other[0] = F.other[2] = (fake_out){FO_INT, 7, 0};
+    F.other[4] = (fake_out){FO_INT, 1024, 0};
+    CHECK_OUT(permit_acquire(&pt, 12, 1), RL_LIMIT);
+    CHECK_EQ(pt.other, 7);
+    CHECK(!pt.slots);
+    /* an integer answer that is no limit (0, negative, past 1024, ours) is a failed node */
+    long long nolim[] = {0, -3, 1025, 12, 9223372036854775807LL};
+    for (size_t k = 0; k < sizeof(nolim) / sizeof(nolim[0]); k++) {
+        fake_init(&F, 5);
+        for (int i = 0; i < 5; i++) permit_str(i, good, gl);
+        for (int i = 0; i < 3; i++) F.other[i] = (fake_out){FO_INT, nolim[k], 0};
+        pt.other = 0;
+        CHECK_OUT(permit_acquire(&pt, 12, 1), RL_NO_QUORUM);
+        CHECK_EQ(pt.other, 0);
+    }
+}
+
+/* A permit of weight w is w slots that one quorum of nodes holds together
+ * (so isHeld, extend and release, which count a node only when it holds
+ * every key of the list, agree with the grant). Nodes 0, 1 set {0, 1},
+ * nodes 2, 3 {0, 2}, node 4 {1, 2}: slots 0 and 1 each have a quorum, but
+ * no three nodes hold both; refused, and trimmed everywhere. With nodes
+ * 0, 1, 2 on {0, 1}: granted, kept there, the others trimmed. */
+static void test_permit_same_nodes(void)
+{
+    char a[8], b[8], c[8];
+    int sa[2] = {0, 1}, sb[2] = {0, 2}, sc[2] = {1, 2};
+    size_t l = permit_bm(a, 3, sa, 2);
+    permit_bm(b, 3, sb, 2);
+    permit_bm(c, 3, sc, 2);
+    const char *split[5] = {a, a, b, b, c}, *held[5] = {a, a, a, b, c};
+    /* the key list of slots 0 and 1 */
+    const char both[] = "\0\0\4s\0p0\0\4s\0p1";
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, split[i], l);
+    permit_try pt = {0};
+    CHECK_OUT(permit_acquire(&pt, 3, 2), RL_CONFLICT);
+    CHECK(!pt.slots);
+    for (int i = 0; i < 5; i++) CHECK(trimmed_at(i));
+    fake_init(&F, 5);
+    for (int i = 0; i < 5; i++) permit_str(i, held[i], l);
+    F.order[0] = 3, F.order[1] = 4, F.order[2] = 0, F.order[3] = 1, F.order[4] = 2;
+    CHECK_OUT(permit_acquire(&pt, 3, 2), RL_ACQUIRED);
+    CHECK(pt.slots && pt.sl == sizeof(both) - 1 && memcmp(pt.slots, both, pt.sl) == 0);
+    CHECK_EQ(pt.call.ok, 3);
+    for (int i = 0; i < 5; i++) CHECK_EQ(trimmed_at(i), i >= 3);
+    free(pt.slots);
+    /* restore finds the slots a quorum holds together only: none with the
+     * split answers (slot 0 alone is held by nodes 0-3, but as a part of no
+     * node's set); {0, 1} where nodes 0, 1, 2 hold it, also when node 2
+     * holds slot 2 too (a leftover) */
+    const char with2[1] = {7};
+    for (int k = 0; k < 2; k++) {
+        fake_init(&F, 5);
+        for (int i = 0; i < 5; i++) permit_str(i, k ? held[i] : split[i], l);
+        if (k) permit_str(2, with2, 1);
+        int found = -1;
+        pt.slots = NULL;
+        CHECK_OUT(rl_find_permit(&F.ctx, "s", 1, 3, "tok0123456789abcdef", 19, &pt.slots, &pt.sl, &found, &pt.call),
+                  k ? RL_ACQUIRED : RL_LOST);
+        CHECK_EQ(found, 2 * k);
+        CHECK(k ? pt.slots && pt.sl == sizeof(both) - 1 && memcmp(pt.slots, both, pt.sl) == 0 : !pt.slots);
+        free(pt.slots);
+    }
+}
+
+/* The start drawn is held on a node that the others need: limit 2, nodes 0
+ * and 1 down, node 2 has slot 0 held (it sets slot 1 whatever the start),
+ * nodes 3 and 4 set the start. From start 0 the vote splits; the same
+ * attempt tries slot 1 (it can still win: held on no node), and wins. */
+static char start_bm[2][1];
+static void permit_start_hook(fake *f, const rl_cmd *cmd, int callno)
+{
+    (void)callno;
+    if (cmd->argc < 2 || cmd->argvlen[1] != 40 || memcmp(cmd->argv[1], rl_script_permit_sha, 40) != 0) return;
+    char st[8] = {0};
+    memcpy(st, cmd->argv[8], cmd->argvlen[8] < 7 ? cmd->argvlen[8] : 7);
+    int s = atoi(st);
+    f->other_str[3] = f->other_str[4] = start_bm[s];
+    f->other_len[3] = f->other_len[4] = 1;
+}
+
+static void test_permit_tries_slots_that_can_win(void)
+{
+    start_bm[0][0] = 1;
+    start_bm[1][0] = 2;
+    for (int first = 0; first < 2; first++) {
+        fake_init(&F, 5);
+        F.other[0] = F.other[1] = (fake_out){FO_FAIL, 0, RL_E_TIMEOUT};
+        permit_str(2, start_bm[1], 1);
+        permit_str(3, start_bm[0], 1);
+        permit_str(4, start_bm[0], 1);
+        F.hook = permit_start_hook;
+        F.rnd.len = 8; /* random_below(2): the start drawn */
+        memset(F.rnd.bytes, first, 8);
+        permit_try pt = {0};
+        CHECK_OUT(permit_acquire(&pt, 2, 1), RL_ACQUIRED);
+        CHECK(pt.slots && memcmp(pt.slots + 3, "s\0p1", 4) == 0);
+        CHECK_EQ(pt.info.attempts, 1);
+        free(pt.slots);
+    }
+}
+
 static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"owe_state", test_owe_state},
                                   {"info_parse", test_info_parse},
                                   {"vote_mask", test_vote_mask},
                                   {"clock_step", test_clock_step},
+                                  {"vote_mask_restarts_together", test_vote_mask_restarts_together},
+                                  {"vote_mask_one_node_word", test_vote_mask_one_node_word},
                                   {"acquire_restart_check_command", test_acquire_restart_check_command},
                                   {"acquire_exact_quorum", test_acquire_exact_quorum},
                                   {"acquire_set_command", test_acquire_set_command},
@@ -3893,6 +4273,10 @@ static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"clock_boottime", test_clock_boottime},
                                   {"scripts_sha", test_scripts_sha},
                                   {"fork_generation", test_fork_generation},
+                                  {"permit_hostile_answers", test_permit_hostile_answers},
+                                  {"permit_answers", test_permit_answers},
+                                  {"permit_same_nodes", test_permit_same_nodes},
+                                  {"permit_tries_slots_that_can_win", test_permit_tries_slots_that_can_win},
                                   NET_TESTS};
 
 int main(int argc, char **argv)

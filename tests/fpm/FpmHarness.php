@@ -16,6 +16,8 @@ final class FpmHarness
     private $proc = null;
     public int $pid = 0;
     public int $port = 0;
+    /** @var array<string,int> with 'pools': each pool's port */
+    public array $ports = [];
     public string $dir;
     public string $logFile;
     public string $phpErrorLog;
@@ -24,7 +26,10 @@ final class FpmHarness
 
     /**
      * @param array{workers?:int, extension?:?string, request_terminate_timeout?:int,
-     *              ini?:array<string,string>, pool?:array<string,string>} $opts
+     *              ini?:array<string,string>, pool?:array<string,string>,
+     *              pools?:array<string,array{user:string, workers:int}>} $opts
+     * 'pools': instead of the one pool "redlock", these pools of one master, each on its
+     * own port (client($name)), each running as its user (the master must run as root).
      */
     public function __construct(private array $opts = [])
     {
@@ -52,6 +57,9 @@ final class FpmHarness
 
     public function workers(): int
     {
+        if (isset($this->opts['pools'])) {
+            return array_sum(array_column($this->opts['pools'], 'workers'));
+        }
         return $this->opts['workers'] ?? 2;
     }
 
@@ -60,6 +68,10 @@ final class FpmHarness
         $lastErr = '';
         for ($attempt = 0; $attempt < 3; $attempt++) {
             $this->port = self::freePort();
+            $this->ports = [];
+            foreach (array_keys($this->opts['pools'] ?? []) as $name) {
+                $this->ports[$name] = self::freePort();
+            }
             try {
                 $this->startOnce();
                 return;
@@ -79,18 +91,31 @@ final class FpmHarness
             . "error_log = {$this->logFile}\n"
             . "log_level = notice\n"
             . "daemonize = no\n"
-            . "process_control_timeout = 2s\n"
-            . "[redlock]\n"
-            . "listen = 127.0.0.1:{$this->port}\n"
-            . "listen.allowed_clients = 127.0.0.1\n"
-            . "pm = static\n"
-            . "pm.max_children = $w\n"
-            . "catch_workers_output = yes\n"
-            . "decorate_workers_output = no\n"
-            . "clear_env = no\n"
-            . "php_admin_value[error_log] = {$this->phpErrorLog}\n"
-            . "php_admin_flag[log_errors] = on\n"
-            . "php_value[display_errors] = off\n";
+            . "process_control_timeout = 2s\n";
+        $pools = $this->opts['pools'] ?? ['redlock' => ['workers' => $w]];
+        foreach ($pools as $name => $pool) {
+            $log = $this->phpErrorLog;
+            $conf .= "[$name]\n";
+            if (isset($pool['user'])) {
+                // the pool's PHP errors go to a file its user can write (the dir stays 0700 but traversable)
+                chmod($this->dir, 0711);
+                $log = "{$this->dir}/php-errors-$name.log";
+                touch($log);
+                chown($log, $pool['user']);
+                $conf .= "user = {$pool['user']}\n";
+            }
+            $port = $this->ports[$name] ?? $this->port;
+            $conf .= "listen = 127.0.0.1:$port\n"
+                . "listen.allowed_clients = 127.0.0.1\n"
+                . "pm = static\n"
+                . "pm.max_children = {$pool['workers']}\n"
+                . "catch_workers_output = yes\n"
+                . "decorate_workers_output = no\n"
+                . "clear_env = no\n"
+                . "php_admin_value[error_log] = $log\n"
+                . "php_admin_flag[log_errors] = on\n"
+                . "php_value[display_errors] = off\n";
+        }
         if (!empty($this->opts['request_terminate_timeout'])) {
             $conf .= "request_terminate_timeout = {$this->opts['request_terminate_timeout']}s\n";
         }
@@ -115,19 +140,23 @@ final class FpmHarness
         }
         $this->pid = proc_get_status($this->proc)['pid'];
 
-        // Ready when the port accepts and all workers exist (bounded).
+        // Ready when every port accepts and all workers exist (bounded).
         $deadline = microtime(true) + 10;
         while (true) {
             $st = proc_get_status($this->proc);
             if (!$st['running']) {
                 throw new RuntimeException('php-fpm exited: ' . $this->logs());
             }
-            $s = @stream_socket_client("tcp://127.0.0.1:{$this->port}", $e1, $e2, 0.2);
-            if ($s !== false) {
-                fclose($s);
-                if (count($this->workerPids()) >= $w) {
-                    break;
+            $accepting = 0;
+            foreach ($this->ports ?: [$this->port] as $port) {
+                $s = @stream_socket_client("tcp://127.0.0.1:$port", $e1, $e2, 0.2);
+                if ($s !== false) {
+                    fclose($s);
+                    $accepting++;
                 }
+            }
+            if ($accepting === count($this->ports ?: [$this->port]) && count($this->workerPids()) >= $w) {
+                break;
             }
             if (microtime(true) > $deadline) {
                 throw new RuntimeException('php-fpm not ready in 10s: ' . $this->logs());
@@ -140,7 +169,7 @@ final class FpmHarness
     public function logs(): string
     {
         $s = '';
-        foreach ([$this->logFile, $this->dir . '/fpm.stdout', $this->phpErrorLog] as $f) {
+        foreach ([$this->logFile, $this->dir . '/fpm.stdout', $this->phpErrorLog, ...glob($this->dir . '/php-errors-*.log')] as $f) {
             if (is_file($f)) {
                 $s .= "--- " . basename($f) . " ---\n" . file_get_contents($f);
             }
@@ -182,9 +211,17 @@ final class FpmHarness
         return $this->seenWorkers;
     }
 
-    public function client(): FastCgiClient
+    /** A client of the pool (with 'pools': of the pool $pool). */
+    public function client(?string $pool = null): FastCgiClient
     {
-        return new FastCgiClient('127.0.0.1', $this->port);
+        return new FastCgiClient('127.0.0.1', $pool === null ? $this->port : $this->ports[$pool]);
+    }
+
+    /** The workers of pool $name (their title is "php-fpm: pool $name"). */
+    public function poolWorkerPids(string $name): array
+    {
+        return array_values(array_filter($this->workerPids(),
+            fn(int $p) => trim(str_replace("\0", ' ', (string)@file_get_contents("/proc/$p/cmdline"))) === "php-fpm: pool $name"));
     }
 
     /** Run handler tests/fpm/handlers/$name.php with params; returns FastCgiClient::finish() result. */
@@ -202,6 +239,10 @@ final class FpmHarness
                 if (self::alive($w) && self::ppid($w) === $this->pid) {
                     posix_kill($w, SIGKILL);
                 }
+            }
+            // the metrics tables its workers made (a later master would remove them as stale)
+            foreach (glob('/dev/shm/redlock-metrics.*/' . $this->pid . '-*') ?: [] as $f) {
+                @unlink($f);
             }
             $this->proc = null;
         }

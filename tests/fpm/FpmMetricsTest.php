@@ -4,25 +4,27 @@ declare(strict_types=1);
 require_once __DIR__ . '/../metrics/metrics.inc';
 
 /**
- * RedLock::metrics() under a real php-fpm pool (4 static workers): the table
- * is mapped by the master before it forks, so every worker reads and updates
- * the same figures; a worker SIGKILLed in the middle of its requests leaves
- * them consistent, and the pool goes on counting exactly.
+ * RedLock::metrics() under a real php-fpm pool (4 static workers): every
+ * worker of the pool reads and updates the same figures (one table per user
+ * of the master's workers); a worker SIGKILLed in the middle of its requests
+ * leaves them consistent, and the pool goes on counting exactly. Two pools
+ * of one master running as two users see nothing of each other's.
  */
 final class FpmMetricsTest extends RedLockTestCase
 {
     private const WORKERS = 4;
 
-    /** $n requests of one lock+release each, 4 in flight at a time (spread over the workers); their pids. */
-    private function cycles(FpmHarness $fpm, string $res, int $n): array
+    /** $n requests of one lock+release each, $workers in flight at a time (spread over the workers); their pids. */
+    private function cycles(FpmHarness $fpm, string $res, int $n, ?string $pool = null, int $workers = self::WORKERS,
+                            array $params = []): array
     {
         $pids = [];
-        $client = $fpm->client();
-        for ($i = 0; $i < $n; $i += self::WORKERS) {
+        $client = $fpm->client($pool);
+        for ($i = 0; $i < $n; $i += $workers) {
             $socks = [];
-            for ($k = $i; $k < min($n, $i + self::WORKERS); $k++) {
+            for ($k = $i; $k < min($n, $i + $workers); $k++) {
                 $socks[] = $client->start(FpmHarness::handler('metrics'),
-                    ['RL_NODES' => $this->nodesParam(), 'RL_RESOURCE' => $res, 'RL_CYCLES' => '1']);
+                    $params + ['RL_NODES' => $this->nodesParam(), 'RL_RESOURCE' => $res, 'RL_CYCLES' => '1']);
             }
             foreach ($socks as $s) {
                 $r = $client->finish($s, 20.0);
@@ -36,11 +38,11 @@ final class FpmMetricsTest extends RedLockTestCase
     }
 
     /** metrics() from every worker at once (each busy with one request): pid => text. */
-    private function fromEachWorker(FpmHarness $fpm): array
+    private function fromEachWorker(FpmHarness $fpm, ?string $pool = null, int $workers = self::WORKERS): array
     {
-        $client = $fpm->client();
+        $client = $fpm->client($pool);
         $socks = [];
-        for ($k = 0; $k < self::WORKERS; $k++) {
+        for ($k = 0; $k < $workers; $k++) {
             $socks[] = $client->start(FpmHarness::handler('metrics'), ['RL_SLEEP_MS' => '400']);
         }
         $out = [];
@@ -67,10 +69,10 @@ final class FpmMetricsTest extends RedLockTestCase
     }
 
     /** The same figures from every worker, the pool's: checked well formed (and by promtool when installed). */
-    private function poolFigures(FpmHarness $fpm): array
+    private function poolFigures(FpmHarness $fpm, ?string $pool = null, int $workers = self::WORKERS, ?string &$text = null): array
     {
-        $texts = $this->fromEachWorker($fpm);
-        $this->assertCount(self::WORKERS, $texts, 'answered by ' . self::WORKERS . ' different workers');
+        $texts = $this->fromEachWorker($fpm, $pool, $workers);
+        $this->assertCount($workers, $texts, "answered by $workers different workers");
         $figs = array_map(fn($t) => rlm_figures($this->parsed($t)), $texts);
         foreach ($figs as $pid => $f) {
             $this->assertSame(reset($figs), $f, "worker $pid reads the same totals as the others");
@@ -168,5 +170,79 @@ final class FpmMetricsTest extends RedLockTestCase
         $after = $this->poolFigures($fpm);
         $this->assertCounted($before, $after, 200);
         $this->assertSame(5.0, rlm_value($after, 'redlock_metrics_node_slots', 'redlock_metrics_node_slots'));
+    }
+
+    /**
+     * Two pools of one master, running as nobody and as www-data, each locking
+     * its own resources on its own nodes (two of five shared): each pool's
+     * metrics() shows its own resource names, nodes and counts only, the same
+     * from each of its workers, and a worker of one cannot open the other's table.
+     */
+    public function testPoolsOfTwoUsersSeeOnlyTheirOwn(): void
+    {
+        $this->requireExtension();
+        if (posix_geteuid() !== 0) {
+            $this->markTestSkipped('php-fpm runs pools as other users only as root');
+        }
+        $users = ['a' => 'nobody', 'b' => 'www-data'];
+        foreach ($users as $u) {
+            if (posix_getpwnam($u) === false) {
+                $this->markTestSkipped("no user $u");
+            }
+        }
+        $all = TestNodes::$nodes;
+        $this->assertGreaterThanOrEqual(4, count($all));
+        $pool = [
+            'a' => ['res' => 'reset-password-customer4711', 'nodes' => array_slice($all, 0, 3), 'n' => 12],
+            'b' => ['res' => 'payroll-export-www', 'nodes' => array_slice($all, -3), 'n' => 20],
+        ];
+        // the users' table directories this test makes, removed at its end
+        $dirs = array_filter(array_map(fn($u) => '/dev/shm/redlock-metrics.' . posix_getpwnam($u)['uid'], $users),
+            fn($d) => !file_exists($d));
+        $fpm = $this->startFpm(['pools' => array_map(fn($u) => ['user' => $u, 'workers' => 2], $users)]);
+        foreach ($pool as $name => $p) {
+            // (a worker has its title once it set itself up: bounded wait)
+            $this->assertNotFalse(TestNodes::waitFor(fn() => count($fpm->poolWorkerPids($name)) === 2, 5.0), "pool $name: 2 workers");
+            // (restart_grace 0: nodes an earlier test restarted vote at once; this test is not about restarts)
+            $pids = $this->cycles($fpm, $p['res'], $p['n'], $name, 2,
+                ['RL_NODES' => implode(',', $p['nodes']), 'RL_OPTS' => json_encode(['restart_grace' => 0])]);
+            $this->assertCount(2, $pids, "pool $name: the cycles ran on both workers");
+        }
+        foreach ($pool as $name => $p) {
+            $other = $pool[$name === 'a' ? 'b' : 'a'];
+            $m = $this->poolFigures($fpm, $name, 2, $text);
+            $this->assertSame($p['n'], $this->acq($m), "pool $name: its own acquisitions only");
+            $this->assertSame($p['n'], rlm_counter($m, 'redlock_releases_total'), "pool $name: its own releases only");
+            $this->assertSame([$p['res']], rlm_prefixes($m, 'redlock_resource_acquisitions_total'),
+                "pool $name: its own resource prefix only");
+            $this->assertStringNotContainsString($other['res'], $text, "pool $name: nothing of the other pool's names");
+            foreach (['redlock_node_requests_total', 'redlock_node_latency_seconds'] as $f) {
+                $seen = rlm_nodes($m, $f);
+                sort($seen);
+                $want = $p['nodes'];
+                sort($want);
+                $this->assertSame($want, $seen, "pool $name, $f: its own nodes only");
+            }
+            foreach (array_diff($other['nodes'], $p['nodes']) as $node) {
+                $this->assertStringNotContainsString("\"$node\"", $text, "pool $name: not the other pool's node $node");
+            }
+            // on a node both use: this pool's round trips only (a SET and a release per cycle)
+            $shared = array_values(array_intersect($p['nodes'], $other['nodes']))[0];
+            $ok = rlm_counter($m, 'redlock_node_requests_total', ['node' => $shared, 'result' => 'ok']);
+            $this->assertLessThanOrEqual(2 * $p['n'], $ok, "pool $name: $shared counts its requests only");
+        }
+        // www-data's table: a worker of its pool can list its directory and open it, one of nobody's cannot
+        $dir = '/dev/shm/redlock-metrics.' . posix_getpwnam('www-data')['uid'] . '/';
+        $files = glob($dir . $fpm->pid . '-*');
+        $this->assertCount(1, $files, "one table of www-data's workers in $dir");
+        foreach (['b' => [true, true], 'a' => [false, false]] as $name => $want) {
+            $r = $fpm->client($name)->request(FpmHarness::handler('metrics'), ['RL_PROBE' => "$dir,{$files[0]}"], 10.0);
+            $this->assertSame($want, $this->result($r['body'])['probe'], "pool $name lists $dir and opens {$files[0]}");
+        }
+        self::metric(sprintf('metrics: pools as nobody and www-data, %d and %d cycles, each its own', $pool['a']['n'], $pool['b']['n']));
+        $fpm->stop(); // removes its tables
+        foreach ($dirs as $d) {
+            @rmdir($d);
+        }
     }
 }

@@ -1,5 +1,5 @@
 --TEST--
-RedLock::metrics(): one table for the process and its forked children (mapped at startup), a child SIGKILLed in the middle of its locks leaves it consistent, phpinfo() shows the totals
+RedLock::metrics(): one table for the process and its forked children (mapped at its first request), a child SIGKILLed in the middle of its locks leaves it consistent, phpinfo() shows the totals
 --EXTENSIONS--
 redlock
 pcntl
@@ -97,4 +97,4 @@ wait count ~ acquisitions: yes
 then 20 more: acquisitions +20, releases +20
 node slots: 5
 problems: none
-phpinfo: shared by the pool (%d KiB of shared memory); acquisitions = metrics(): true
+phpinfo: shared by this process and its children, %d KiB; acquisitions = metrics(): true

@@ -8,6 +8,7 @@
 #include "../../redlock_metrics.c"
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "../../redlock_core/tests/check.h"
@@ -42,6 +43,13 @@ static int ready_slots(const rlm_table *t)
 {
     int n = 0;
     for (int i = 0; i < RLM_NODE_SLOTS; i++) n += atomic_load(&t->node[i].state) == RLM_READY;
+    return n;
+}
+
+static int ready_res(const rlm_table *t)
+{
+    int n = 0;
+    for (int i = 0; i < RLM_RES_SLOTS; i++) n += atomic_load(&t->res[i].state) == RLM_READY;
     return n;
 }
 
@@ -209,6 +217,111 @@ static void test_live_stuck_claimer_skipped(void)
     rlm_unmap(t);
 }
 
+/* A claim left stuck by a stopped worker (SIGSTOP between its CAS and READY; a live
+ * process with the claimer's pid alike) costs one wait, once: every later lock() of a
+ * prefix whose probe passes the slot (each lock() asks res_claim for its prefix's slot)
+ * and every new connection's node slot are a lookup again, not another wait. Bound: 20
+ * later lookups together take less than the one wait measured here, on this machine. */
+static void test_stopped_claimer_costs_one_wait(void)
+{
+    rlm_table *t = rlm_map_shared();
+    REQUIRE(t);
+    rlm_prefix p = rlm_prefix_of("stuck", 5);
+    int at = (int)(p.hash % RLM_RES_SLOTS);
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) {
+        atomic_store(&t->res[at].state, RLM_CLAIMING | (uint32_t)getpid());
+        atomic_store(&t->node[0].state, RLM_CLAIMING | (uint32_t)getpid());
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    int st;
+    REQUIRE(waitpid(kid, &st, WUNTRACED) == kid && WIFSTOPPED(st));
+    uint64_t t0 = now_us();
+    int s = res_claim(t, "stuck:1", 7);
+    uint64_t first = now_us() - t0;
+    CHECK_EQ(s, (at + 1) % RLM_RES_SLOTS);
+    CHECK(first >= RLM_CLAIM_WAIT_US / 2); /* it waited for the claimer, once */
+    t0 = now_us();
+    for (int i = 0; i < 20; i++) CHECK_EQ(res_claim(t, "stuck:2", 7), s);
+    uint64_t later = now_us() - t0;
+    CHECK(later < first);
+    if (later >= first)
+        printf("    20 lookups: %llu us, the first wait: %llu us\n", (unsigned long long)later,
+               (unsigned long long)first);
+    /* node slots alike: the first new connection waits, the next ones do not */
+    t0 = now_us();
+    CHECK_EQ(slot_claim(t, "n:1"), 1);
+    first = now_us() - t0;
+    CHECK(first >= RLM_CLAIM_WAIT_US / 2);
+    char name[16];
+    t0 = now_us();
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof(name), "n:%d", i + 2);
+        CHECK_EQ(slot_claim(t, name), i + 2);
+    }
+    CHECK(now_us() - t0 < first);
+    /* the claimer dies: its slot is taken over by the next prefix that probes it first */
+    kill(kid, SIGKILL);
+    waitpid(kid, &st, 0);
+    char r[32];
+    int len = 0;
+    for (int i = 0; i < 100000; i++) {
+        len = snprintf(r, sizeof(r), "y%d", i);
+        if ((int)(rlm_prefix_of(r, (size_t)len).hash % RLM_RES_SLOTS) == at) break;
+    }
+    CHECK_EQ(res_claim(t, r, (size_t)len), at);
+    CHECK_EQ(res_claim(t, "stuck:3", 7), s);
+    CHECK_EQ(slot_claim(t, "n:0"), 0);
+    rlm_unmap(t);
+}
+
+/* A damaged table (any process sharing it can write it): a prefix slot whose length runs
+ * past its name and past the table, a node name without its NUL, state words no claimer
+ * writes. metrics() reads each name within its slot and builds every label in its fixed
+ * buffer; a claimer skips the damaged words at once and leaves them as they are. The table
+ * is on the heap here: the AddressSanitizer build of table_test.sh sees a read past it. */
+static void test_damaged_slots_read_within_bounds(void)
+{
+    rlm_table *t = aligned_alloc(64, sizeof(rlm_table));
+    REQUIRE(t);
+    memset(t, 0, sizeof(*t));
+    int a = res_claim(t, "fine:1", 6);
+    REQUIRE(a != RLM_RES_SLOTS - 1);
+    rlm_add(&t->res[a].c[RLM_RES_ACQ], 1);
+    rlm_res *r = &t->res[RLM_RES_SLOTS - 1];
+    memset(r->name, 0xff, sizeof(r->name));
+    r->len = 1000;
+    rlm_add(&r->c[RLM_RES_ACQ], 7);
+    atomic_store(&r->state, RLM_READY);
+    rlm_node *nd = &t->node[3];
+    memset(nd->name, 0xff, sizeof(nd->name));
+    rlm_add(&nd->req[RLM_REQ_OK], 9);
+    atomic_store(&nd->state, RLM_READY);
+    const uint64_t odd[3] = {(uint64_t)9 << 32 | 5, RLM_CLAIMING, RLM_CLAIMING | 0xfffffff0u};
+    for (int i = 0; i < 3; i++) atomic_store(&t->node[i].state, odd[i]);
+    CHECK_EQ(slot_claim(t, "n:1"), 4);
+    for (int i = 0; i < 3; i++) CHECK_EQ(atomic_load(&t->node[i].state), odd[i]);
+
+    size_t len;
+    char *s = rlm_render(t, 1, &len);
+    REQUIRE(s);
+    CHECK_EQ(strlen(s), len);
+    char want[512];
+    int n = snprintf(want, sizeof(want), "redlock_resource_acquisitions_total{resource=\"");
+    for (int i = 0; i < RLM_PREFIX_LEN; i++) n += snprintf(want + n, sizeof(want) - (size_t)n, "%%FF");
+    snprintf(want + n, sizeof(want) - (size_t)n, "\"} 7\n");
+    CHECK(strstr(s, want) != NULL);
+    CHECK(strstr(s, "redlock_resource_acquisitions_total{resource=\"fine\"} 1\n") != NULL);
+    n = snprintf(want, sizeof(want), "redlock_node_requests_total{node=\"");
+    for (int i = 0; i < RLM_NAME_LEN - 1; i++) n += snprintf(want + n, sizeof(want) - (size_t)n, "\xef\xbf\xbd");
+    snprintf(want + n, sizeof(want) - (size_t)n, "\",result=\"ok\"} 9\n");
+    CHECK(strstr(s, want) != NULL);
+    free(s);
+    free(t);
+}
+
 /* A process killed in the middle of its updates: every counter is added or
  * not, a histogram's count is its buckets, and the others go on. */
 static void test_killed_mid_updates(void)
@@ -242,6 +355,93 @@ static void test_killed_mid_updates(void)
     CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]), acq + 100);
     CHECK_EQ(slot_claim(t, "new:1"), NAMES);
     rlm_unmap(t);
+}
+
+/* ---- the table of a user's workers (rlm_map_user) ---- */
+
+static int file_exists(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+static void touch_in(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    int fd = open(p, O_WRONLY | O_CREAT, 0600);
+    if (fd >= 0) close(fd);
+}
+
+/* Two workers of one master and user (forked from it, as php-fpm's are) map one table;
+ * the file and its directory are the user's alone; the first worker of a new master
+ * removes the files of masters that are gone and of this one before it exec()ed, and
+ * leaves live masters' and names of another form; a directory that is not the user's
+ * alone is not used. */
+static void test_user_table_file(void)
+{
+    char base[] = "/tmp/rlm-users.XXXXXX";
+    REQUIRE(mkdtemp(base));
+    uid_t me = geteuid();
+    pid_t master = getpid();
+    char why[320] = "", dir[512];
+    snprintf(dir, sizeof(dir), "%s/redlock-metrics.%u", base, (unsigned)me);
+    rlm_table *t = rlm_map_user(base, me, master, 0x1234, why, sizeof(why));
+    REQUIRE(t);
+    struct stat st;
+    CHECK(stat(dir, &st) == 0 && st.st_uid == me && (st.st_mode & 0777) == 0700);
+    char name[64], path[600];
+    rlm_file_name(name, sizeof(name), master, 0x1234);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    CHECK(stat(path, &st) == 0 && st.st_uid == me && (st.st_mode & 0777) == 0600 && st.st_size == sizeof(rlm_table));
+    pid_t kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) {
+        char w[320];
+        rlm_table *c = rlm_map_user(base, me, master, 0x1234, w, sizeof(w));
+        if (!c) _exit(3);
+        rlm_add(&c->counter[REDLOCK_M_ACQ_EXCLUSIVE], 5);
+        rlm_add(&c->res[res_claim(c, "sibling:1", 9)].c[RLM_RES_ACQ], 1);
+        _exit(0);
+    }
+    int wst;
+    CHECK_EQ(waitpid(kid, &wst, 0), kid);
+    CHECK(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+    CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]), 5);
+    CHECK_EQ(ready_res(t), 1);
+    rlm_unmap(t);
+
+    /* stale files: a master gone, this master before an exec; kept: a live master's, another form */
+    kid = fork();
+    REQUIRE(kid >= 0);
+    if (kid == 0) _exit(0);
+    waitpid(kid, &wst, 0);
+    char gone[64], live[64];
+    rlm_file_name(gone, sizeof(gone), kid, 7);
+    rlm_file_name(live, sizeof(live), getppid(), 7);
+    touch_in(dir, gone);
+    touch_in(dir, live);
+    touch_in(dir, "notes.txt");
+    t = rlm_map_user(base, me, master, 0x5678, why, sizeof(why));
+    REQUIRE(t);
+    CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]), 0); /* a new master's table starts at 0 */
+    CHECK(!file_exists(dir, gone));
+    CHECK(!file_exists(dir, name));
+    CHECK(file_exists(dir, live));
+    CHECK(file_exists(dir, "notes.txt"));
+    char mine[64];
+    rlm_file_name(mine, sizeof(mine), master, 0x5678);
+    CHECK(file_exists(dir, mine));
+    rlm_unmap(t);
+
+    /* a directory others can enter is not used */
+    CHECK(chmod(dir, 0755) == 0);
+    CHECK(rlm_map_user(base, me, master, 0x5678, why, sizeof(why)) == NULL);
+    CHECK(strstr(why, "not this user's alone") != NULL);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+    CHECK(system(cmd) == 0);
 }
 
 /* ---- the "other" slot and the exposition ---- */
@@ -305,13 +505,6 @@ static void test_render_escapes_and_merges(void)
 }
 
 /* ---- resource prefixes ---- */
-
-static int ready_res(const rlm_table *t)
-{
-    int n = 0;
-    for (int i = 0; i < RLM_RES_SLOTS; i++) n += atomic_load(&t->res[i].state) == RLM_READY;
-    return n;
-}
 
 /* resources of 10 prefixes, claimed by every thread at once: one slot per prefix, counts exact */
 #define RES_PREFIXES 10 /* (divides PER_THREAD) */
@@ -536,6 +729,9 @@ static const test_case tests[] = {
     {"dead_claimer_slot_taken_over", test_dead_claimer_slot_taken_over},
     {"live_stuck_claimer_skipped", test_live_stuck_claimer_skipped},
     {"killed_mid_updates", test_killed_mid_updates},
+    {"stopped_claimer_costs_one_wait", test_stopped_claimer_costs_one_wait},
+    {"damaged_slots_read_within_bounds", test_damaged_slots_read_within_bounds},
+    {"user_table_file", test_user_table_file},
     {"full_table_other", test_full_table_other},
     {"render_escapes_and_merges", test_render_escapes_and_merges},
     {"resource_threads_one_slot_each", test_resource_threads_one_slot_each},
