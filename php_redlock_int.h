@@ -175,8 +175,8 @@ void php_redlock_metrics_info(void); /* phpinfo() rows */
     X(socket,          STRING,         socket,             RL_FIELD_SOCKET)  \
     X(timeout,         INT,            timeout_ms,         RL_FIELD_TIMEOUT) \
     X(connect_timeout, INT,            connect_timeout_ms, RL_FIELD_TIMEOUT) \
-    X(user,            STRING_OR_NULL, user,               RL_FIELD_NONE)    \
-    X(password,        SECRET,         password,           RL_FIELD_NONE)    \
+    X(user,            STRING_OR_NULL, user,               RL_FIELD_USER)    \
+    X(password,        SECRET,         password,           RL_FIELD_PASSWORD) \
     X(database,        INT,            database,           RL_FIELD_DATABASE) \
     X(tls,             TLS,            tls,                RL_FIELD_NONE)
 
@@ -204,6 +204,7 @@ typedef struct php_redlock_pooled {
     rl_calm calm;
     int calm_grace;
     double calm_drift;
+    uint64_t calm_nodes; /* the node list it was judged in (redlock_nodes.c nodes_key) */
     size_t calm_keylen;
     char calm_key[REDLOCK_MAX_PREFIX + RL_MAXTTL_SUFFIX_LEN];
 } php_redlock_pooled;

@@ -191,6 +191,7 @@ static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_
     size_t pl = ZSTR_LEN(g->opts.prefix), len = 0;
     zval *v;
     ZEND_HASH_FOREACH_VAL(resources, v) {
+        ZVAL_DEREF(v); /* an element given by reference: its value */
         if (Z_TYPE_P(v) != IS_STRING) {
             zend_argument_type_error(argn, "%smust hold only strings, %s given", what, zend_zval_type_name(v));
             return NULL;
@@ -206,6 +207,7 @@ static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_
         uint32_t j = 0;
         ZEND_HASH_FOREACH_VAL(resources, w) {
             if (j++ >= k) break;
+            ZVAL_DEREF(w);
             if (zend_string_equals(Z_STR_P(w), r)) {
                 zend_argument_value_error(argn, "%smust not name \"%s\" twice", what, ZSTR_VAL(r));
                 return NULL;
@@ -220,6 +222,7 @@ static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_
     char kbuf[REDLOCK_MAX_PREFIX + REDLOCK_MAX_RESOURCE];
     memcpy(kbuf, ZSTR_VAL(g->opts.prefix), pl);
     ZEND_HASH_FOREACH_VAL(resources, v) {
+        ZVAL_DEREF(v);
         memcpy(kbuf + pl, Z_STRVAL_P(v), Z_STRLEN_P(v));
         rl_list_add(ZSTR_VAL(key), 1 + len, &at, kbuf, pl + Z_STRLEN_P(v));
     } ZEND_HASH_FOREACH_END();
@@ -234,6 +237,7 @@ static HashTable *resource_list(HashTable *resources)
     zend_hash_real_init_packed(ht);
     zval *v;
     ZEND_HASH_FOREACH_VAL(resources, v) {
+        ZVAL_DEREF(v); /* the value, never the caller's reference */
         Z_TRY_ADDREF_P(v);
         zend_hash_next_index_insert_new(ht, v);
     } ZEND_HASH_FOREACH_END();
@@ -424,6 +428,7 @@ PHP_METHOD(RedLock, semaphore)
     if (options) {
         zval *w = zend_hash_str_find(options, "weight", sizeof("weight") - 1);
         if (w) {
+            ZVAL_DEREF(w); /* given by reference: its value ("int given" would contradict "must be int") */
             if (Z_TYPE_P(w) != IS_LONG) {
                 zend_argument_type_error(4, "\"weight\" must be of type int, %s given", zend_zval_type_name(w));
                 RETURN_THROWS();
@@ -615,6 +620,7 @@ PHP_METHOD(RedLock, restore)
     zend_long limit = 0, weight = 0;
     if (options) {
         ZEND_HASH_FOREACH_STR_KEY_VAL(options, k, v) {
+            ZVAL_DEREF(v); /* an option given by reference: its value */
             if (k && zend_string_equals_literal(k, "resources")) {
                 if (Z_TYPE_P(v) != IS_ARRAY) {
                     zend_argument_type_error(3, "\"resources\" must be of type array, %s given", zend_zval_type_name(v));
@@ -707,6 +713,7 @@ PHP_METHOD(RedLock, restore)
     if (!key) RETURN_THROWS();
     bool found = false;
     ZEND_HASH_FOREACH_VAL(resources, v) {
+        ZVAL_DEREF(v);
         if (zend_string_equals(Z_STR_P(v), resource)) found = true;
     } ZEND_HASH_FOREACH_END();
     if (!found) {
@@ -859,15 +866,14 @@ PHP_METHOD(RedLock, stats)
         add_assoc_zval(&node, "latency_us", &latz);
         add_assoc_bool(&node, "voting", !a->nv_until_us);
         if (a->nv_until_us) {
-            char why[128];
-            if (a->nv_need)
-                snprintf(why, sizeof(why), RL_NOVOTE_NEED_FMT, (unsigned long long)((now - a->nv_since_us) / 1000000u),
-                         (unsigned)a->nv_need);
-            else
-                snprintf(why, sizeof(why), a->nv_clock ? "clock stepped forward %llu s ago, votes in %llu s"
-                                                       : "restarted %llu s ago, votes in %llu s",
-                         (unsigned long long)((now - a->nv_since_us) / 1000000u),
-                         (unsigned long long)(a->nv_until_us > now ? (a->nv_until_us - now + 999999u) / 1000000u : 0));
+            /* worded as in a QuorumException: the core's rl_result_why */
+            rl_result r = {.state = RL_ANSWERED,
+                           .novote_ms = a->nv_until_us > now ? (int64_t)((a->nv_until_us - now + 999u) / 1000u) : 0,
+                           .up_ms = (int64_t)((now - a->nv_since_us) / 1000u),
+                           .novote_clock = a->nv_clock,
+                           .novote_need = a->nv_need};
+            char why[RL_REASON_LEN + 64];
+            rl_result_why(&r, why, sizeof(why));
             add_assoc_string(&node, "not_voting_why", why);
         } else if (a->no_info) {
             add_assoc_string(&node, "not_voting_why", "restart check: no INFO");

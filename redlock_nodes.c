@@ -13,12 +13,27 @@ void php_redlock_group_release(php_redlock_group *g)
     efree(g);
 }
 
-/* the pooled calm entry is of g's settings (maxttl key, restart_grace, drift_factor) */
+/* g's node list, as the pool's entries in order (FNV-1a of their addresses:
+ * one entry per node and worker, so equal lists hash equal) */
+static uint64_t nodes_key(const php_redlock_group *g)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)g->n;
+    for (int i = 0; i < g->n; i++) {
+        uintptr_t a = (uintptr_t)g->pooled[i];
+        for (size_t b = 0; b < sizeof(a); b++) h = (h ^ ((a >> (8 * b)) & 0xff)) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* the pooled calm entry is of g's settings (maxttl key, restart_grace,
+ * drift_factor) and of g's node list: a node is calm as the judgment of one
+ * list made it, whose evidence (the other nodes' answers, or none with one
+ * node) another list may not share (HACKING.md "Restarted nodes", calm) */
 static bool calm_same(const php_redlock_pooled *p, const php_redlock_group *g)
 {
     const rl_restart *rs = g->ctx.rs;
     return p->calm_keylen == rs->maxttl_keylen && memcmp(p->calm_key, rs->maxttl_key, rs->maxttl_keylen) == 0 &&
-           p->calm_grace == rs->grace_ms && p->calm_drift == g->opts.drift_factor;
+           p->calm_grace == rs->grace_ms && p->calm_drift == g->opts.drift_factor && p->calm_nodes == nodes_key(g);
 }
 
 /* Before each call: pooled connections get the caller's timeouts, and a
@@ -50,6 +65,7 @@ void php_redlock_group_votes(php_redlock_group *g)
             if (!calm_same(p, g)) {
                 p->calm_grace = rs->grace_ms;
                 p->calm_drift = g->opts.drift_factor;
+                p->calm_nodes = nodes_key(g);
                 p->calm_keylen = rs->maxttl_keylen;
                 memcpy(p->calm_key, rs->maxttl_key, rs->maxttl_keylen);
             }
@@ -237,12 +253,20 @@ static zend_result node_from_array(HashTable *ht, zend_string *key, zend_ulong i
             if (rl_node_check(nk->limit, 0, Z_STRVAL_P(v), Z_STRLEN_P(v)) != RL_LIMIT_OK) {
                 if (nk->limit == RL_FIELD_SOCKET)
                     NODE_ERR("\"%s\" must be an absolute path of at most %lld bytes", f, lim->max);
+                else if (lim->min == 0)
+                    NODE_ERR("\"%s\" must be at most %lld bytes", f, lim->max);
                 else
                     NODE_ERR("\"%s\" must be between %lld and %lld bytes", f, lim->min, lim->max);
                 return FAILURE;
             }
-            free(*field);
-            *field = nk->type == NODE_SECRET && Z_STRLEN_P(v) == 0 ? NULL : strndup(Z_STRVAL_P(v), Z_STRLEN_P(v));
+            if (nk->type == NODE_SECRET) {
+                /* copied as the core copies a secret (rl_secret_dup), never strndup */
+                rl_secret_free(*field);
+                *field = Z_STRLEN_P(v) == 0 ? NULL : rl_secret_dup(Z_STRVAL_P(v), Z_STRLEN_P(v));
+            } else {
+                free(*field);
+                *field = strndup(Z_STRVAL_P(v), Z_STRLEN_P(v));
+            }
             break;
         }
         case NODE_INT:
@@ -347,11 +371,8 @@ static zend_result node_tls(php_redlock_group *g, rl_node_conf *c, HashTable *no
 /* A secret of c no longer needed once the pooled connection has its copy. */
 static void wipe_secret(char **secret)
 {
-    if (*secret) {
-        ZEND_SECURE_ZERO(*secret, strlen(*secret));
-        free(*secret);
-        *secret = NULL;
-    }
+    rl_secret_free(*secret);
+    *secret = NULL;
 }
 
 zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
@@ -441,49 +462,15 @@ zend_result php_redlock_group_nodes(php_redlock_group *g, HashTable *nodes)
 
 void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const char *what)
 {
-    smart_str s = {0};
-    int q = rl_quorum(g->n);
-    smart_str_append_printf(&s, "%s: could not reach a quorum (%d of %d nodes needed, %d answered)", what, q, g->n,
-                            call->answered);
-    const char *sep = ": ";
-    for (int i = 0; i < g->n; i++) {
-        if (call->res[i].state != RL_FAILED) continue;
-        smart_str_appends(&s, sep);
-        smart_str_appends(&s, g->pooled[i]->name);
-        smart_str_appends(&s, " ");
-        smart_str_appends(&s, call->res[i].reason[0] ? call->res[i].reason : rl_err_name(call->res[i].err));
-        sep = "; ";
-    }
-    /* API.md "Restarted nodes": a node out of the quorum is no failure, but it says why */
-    for (int i = 0; i < g->n; i++) {
-        const rl_result *r = &call->res[i];
-        if (r->state != RL_ANSWERED || r->novote_ms <= 0) continue;
-        smart_str_appends(&s, sep);
-        smart_str_appends(&s, g->pooled[i]->name);
-        if (r->novote_need)
-            smart_str_append_printf(&s, " " RL_NOVOTE_NEED_FMT, (unsigned long long)(r->up_ms / 1000),
-                                    (unsigned)r->novote_need);
-        else if (r->novote_clock)
-            smart_str_append_printf(&s, " clock stepped %lld s forward %lld s ago, votes in %lld s",
-                                    (long long)(r->id.step_ms / 1000), (long long)(r->up_ms / 1000),
-                                    (long long)((r->novote_ms + 999) / 1000));
-        else
-            smart_str_append_printf(&s, " restarted %lld s ago, votes in %lld s", (long long)(r->up_ms / 1000),
-                                    (long long)((r->novote_ms + 999) / 1000));
-        sep = "; ";
-    }
-    /* a node still in flight when the outcome was decided did not fail:
-     * its answer was simply not awaited */
-    sep = "; not awaited: ";
-    for (int i = 0; i < g->n; i++) {
-        if (call->res[i].state != RL_PENDING) continue;
-        smart_str_appends(&s, sep);
-        smart_str_appends(&s, g->pooled[i]->name);
-        sep = ", ";
-    }
-    smart_str_0(&s);
-    zend_throw_exception(php_redlock_quorum_ce, ZSTR_VAL(s.s), 0);
-    smart_str_free(&s);
+    /* worded by the core, as for redlock(1): failed nodes with why, nodes
+     * out of the quorum with why (README "Restarted nodes"), not awaited */
+    const char *names[RL_MAX_NODES];
+    for (int i = 0; i < g->n; i++) names[i] = g->pooled[i]->name;
+    size_t len = rl_quorum_message(NULL, 0, what, call, g->n, names);
+    zend_string *m = zend_string_alloc(len, 0);
+    rl_quorum_message(ZSTR_VAL(m), len + 1, what, call, g->n, names);
+    zend_throw_exception(php_redlock_quorum_ce, ZSTR_VAL(m), 0);
+    zend_string_release(m);
 }
 
 /* Two nodes of the call turned out to be one Redis server (the core saw the

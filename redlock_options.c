@@ -323,11 +323,16 @@ HashTable *php_redlock_tls_parse(HashTable *in, uint32_t argn, const char *what)
                                               TLS_MAX_SECRET);
                     goto fail;
                 }
-                /* a string of our own, wiped when released (never the caller's) */
-                if (len == 0)
+                /* a string of our own, wiped when released (never the caller's),
+                 * copied as the core copies a secret (rl_secret_copy) */
+                if (len == 0) {
                     ZVAL_NULL(&val);
-                else
-                    ZVAL_STR(&val, zend_string_init(Z_STRVAL_P(v), len, 0));
+                } else {
+                    zend_string *secret = zend_string_alloc(len, 0);
+                    rl_secret_copy(ZSTR_VAL(secret), Z_STRVAL_P(v), len);
+                    ZSTR_VAL(secret)[len] = '\0';
+                    ZVAL_STR(&val, secret);
+                }
                 break;
             case TLS_NAME:
                 if (len < 1 || len > TLS_MAX_NAME) {
@@ -379,7 +384,12 @@ zend_result php_redlock_tls_apply(rl_tls_conf *t, HashTable *settings)
             continue;
         }
         char **f = (char **)((char *)t + ts->offset);
-        if (*f && ts->type == TLS_SECRET) ZEND_SECURE_ZERO(*f, strlen(*f));
+        if (ts->type == TLS_SECRET) {
+            rl_secret_free(*f);
+            *f = NULL;
+            if (Z_TYPE_P(v) == IS_STRING && !(*f = rl_secret_dup(Z_STRVAL_P(v), Z_STRLEN_P(v)))) return FAILURE;
+            continue;
+        }
         free(*f);
         *f = NULL;
         if (Z_TYPE_P(v) == IS_STRING && !(*f = strndup(Z_STRVAL_P(v), Z_STRLEN_P(v)))) return FAILURE;
@@ -471,6 +481,13 @@ ZEND_INI_MH(php_redlock_ini_update_STRING)
     const php_redlock_opt_def *d = mh_arg3;
     if (ZSTR_LEN(new_value) > (size_t)d->max) {
         php_error_docref(NULL, E_WARNING, "%s must be at most " ZEND_LONG_FMT " bytes", ZSTR_VAL(entry->name), d->max);
+        return FAILURE;
+    }
+    /* the value is kept as a C string: what follows a NUL would be dropped
+     * without a word ("a\0b" read as "a"), as the option refuses it */
+    if (memchr(ZSTR_VAL(new_value), '\0', ZSTR_LEN(new_value))) {
+        php_error_docref(NULL, E_WARNING, "%s must not contain NUL bytes, keeping \"%s\"", ZSTR_VAL(entry->name),
+                         entry->value ? ZSTR_VAL(entry->value) : "");
         return FAILURE;
     }
     return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);

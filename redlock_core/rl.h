@@ -147,6 +147,16 @@ const char *rl_tls_version(void);
  * never contains the password. Timeouts are left untouched. */
 int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, size_t errlen);
 void rl_node_conf_free(rl_node_conf *conf);
+
+/* A secret (a password, a TLS passphrase) is copied byte by byte, never by
+ * memcpy()/strdup(), whose SIMD registers keep its bytes until they are
+ * saved on the stack where no wipe reaches (rl_conn.c rlc_copy_secret), and
+ * wiped before it is freed by a wipe the compiler cannot drop.
+ * rl_secret_dup: s[0..n) and a NUL, malloc'd (NULL out of memory);
+ * rl_secret_free: wipes up to the NUL, then frees (NULL: nothing). */
+char *rl_secret_dup(const char *s, size_t n);
+void rl_secret_copy(char *dst, const char *src, size_t n);
+void rl_secret_free(char *s);
 /* "host:port" or "unix:/path" into buf; returns length. */
 size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen);
 /* The first pair i < j of confs[0..n) that is the same server: returns 1 and
@@ -158,6 +168,11 @@ int rl_node_confs_find_same_server(const rl_node_conf *confs, int n, int *first,
  * applies them to a URI, the extension to a node given as an array. */
 #define RL_DEFAULT_PORT 6379
 #define RL_TIMEOUT_MAX_MS 60000 /* connect and round-trip timeouts: 1 ms ... 1 min */
+/* far above any real user name, password or access token used as one (a few
+ * KB), far below what a connection's output buffer takes (rl_conn.h OBUF_MAX:
+ * a 20 MB password failed every connect with "out of memory") */
+#define RL_USER_MAX 4096
+#define RL_PASSWORD_MAX 65536
 enum rl_node_field {
     RL_FIELD_NONE = -1, /* no limit */
     RL_FIELD_HOST,      /* length: 1 ... 255 bytes */
@@ -165,6 +180,8 @@ enum rl_node_field {
     RL_FIELD_SOCKET,    /* absolute path, length 1 ... 107 bytes (sun_path less its NUL) */
     RL_FIELD_DATABASE,  /* 0 ... 1000000 */
     RL_FIELD_TIMEOUT,   /* connect_timeout_ms, timeout_ms: 1 ... RL_TIMEOUT_MAX_MS */
+    RL_FIELD_USER,      /* length: 0 ... RL_USER_MAX bytes */
+    RL_FIELD_PASSWORD,  /* length: 0 ... RL_PASSWORD_MAX bytes */
     RL_FIELD_COUNT
 };
 typedef struct rl_limit {
@@ -452,6 +469,22 @@ typedef struct rl_call {
     rl_result res[RL_MAX_NODES];
     int answered, ok, failed;
 } rl_call;
+
+/* Why a node's result does not count (rl_stats.c): failed, its reason (or
+ * its error's name); answered but out of the quorum (novote_ms or
+ * novote_need > 0), why (README "Restarted nodes": "restarted N s ago, votes
+ * in M s", "clock stepped forward N s ago, votes in M s", RL_NOVOTE_NEED_FMT);
+ * else "" (it counts, or its answer was not awaited). The one place such a reason is worded: the message below
+ * and the extension's stats() take it from here. Into buf as snprintf does;
+ * returns the reason's length (0: none). */
+size_t rl_result_why(const rl_result *r, char *buf, size_t len);
+/* The message of a call that reached no quorum, the CLI's and the
+ * extension's: "WHAT: could not reach a quorum (Q of N nodes needed, A
+ * answered): NAME WHY; NAME WHY; not awaited: NAME, NAME" -- each node that
+ * does not count with why (rl_result_why), then those whose answer the call
+ * did not wait for. names[i]: node i's name, never a password. Into buf as
+ * snprintf does (buf NULL and len 0: the length only); returns the length. */
+size_t rl_quorum_message(char *buf, size_t len, const char *what, const rl_call *call, int n, const char *const *names);
 
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call);

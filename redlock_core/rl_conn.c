@@ -284,7 +284,7 @@ static redisReplyObjectFunctions reply_fns = {
 
 /* ---- the secret in the output buffer ---- */
 /* a wipe the compiler cannot drop (the memory is freed or reused after it) */
-static void rlc_wipe(void *p, size_t n)
+void rlc_wipe(void *p, size_t n)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 25))
     explicit_bzero(p, n);
@@ -300,7 +300,7 @@ static void rlc_wipe(void *p, size_t n)
  * them with xsavec at a first call through the PLT, a signal frame saves
  * them too): byte by byte through volatile pointers, never vectorised.
  * Forward: also a memmove to a lower address (rlc_obuf_compact). */
-static void rlc_copy_secret(char *dst, const char *src, size_t n)
+void rlc_copy_secret(char *dst, const char *src, size_t n)
 {
     volatile char *d = dst;
     const volatile char *s = src;

@@ -260,3 +260,16 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
     *fence = m;
     return RL_ACQUIRED;
 }
+
+/* ---- the phases' decisions, exported for the model checks (redlock_core/model) ---- */
+int rl_fence_incr_decided(const rl_restart *rs, const rl_result *res, int n)
+{
+    return incr_decide((void *)rs, res, n);
+}
+int rl_fence_raise_decided(int64_t m, const rl_result *res, int n) { return fence_decide(&m, res, n); }
+/* after phase 1: the answers not believed fail (distrust), M = the largest */
+int64_t rl_fence_m(rl_result *res, int n)
+{
+    distrust(res, n);
+    return largest(res, n, 1);
+}

@@ -50,6 +50,17 @@ rl_tally rl_count(const rl_result *res, int n, rl_yes_fn yes, const void *ud);
 int rl_quorum_decided(const rl_result *res, int n, rl_yes_fn yes, const void *ud);
 /* the per-node results and the counts into the caller's rl_call (if any) */
 void rl_fill_call(rl_call *call, const rl_result *res, int n, rl_yes_fn yes, const void *ud);
+/* rl_acquire's and rl_acquire_permit's decisions, for the model checks
+ * (redlock_core/model): a SET's answers decided (no restart check); a fair
+ * lock()'s first attempt decided, and its ticket (0: no quorum of them); a
+ * permit attempt decided, the largest set of voting nodes that answered the
+ * same slots */
+int rl_decide_set(const rl_result *res, int n);
+uint64_t rl_cleanup_skip(const rl_result *res, int n); /* a failed attempt's cleanup skips node i: bit i */
+int rl_fair_decided(const rl_result *res, int n);
+long long rl_fair_ticket(const rl_result *res, int n);
+int rl_permit_decided(const rl_ctx *c, double drift_factor, int limit, int weight, const rl_result *res, int n,
+                      int *best, int *best_node);
 
 /* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
  * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must
@@ -58,6 +69,12 @@ void rl_fill_call(rl_call *call, const rl_result *res, int n, rl_yes_fn yes, con
  * RL_ACQUIRED with *fence = M (> 0), RL_CONFLICT, RL_NO_QUORUM (fewer than a
  * quorum answered a phase) or RL_ERROR; call gets the last phase's results. */
 int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen, int64_t *fence, rl_call *call);
+/* the phases' decisions, for the model checks: phase 1 decided (rs: NULL or
+ * the restart state), phase 2 decided for M, and M from phase 1's answers
+ * (those not believed are failed first) */
+int rl_fence_incr_decided(const rl_restart *rs, const rl_result *res, int n);
+int rl_fence_raise_decided(int64_t m, const rl_result *res, int n);
+int64_t rl_fence_m(rl_result *res, int n);
 extern const char rl_script_fence_raise[];
 extern const char rl_script_fence_raise_sha[];
 /* Of a quorum's INCR answers, those believed (rl_fence.c: below 2^53, and
@@ -96,6 +113,12 @@ int rl_random_hex(const rl_random *rnd, char *out, size_t nbytes);
  * gives (a name that does not resolve compares by string). TCP and unix
  * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
 int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
+
+/* ---- secrets (rl_conn.c; rl_uri.c's rl_secret_* for the callers) ---- */
+/* a wipe the compiler cannot drop */
+void rlc_wipe(void *p, size_t n);
+/* a copy byte by byte through volatile pointers: never in the SIMD registers */
+void rlc_copy_secret(char *dst, const char *src, size_t n);
 
 /* ---- connections (rl_conn.c): for tests ---- */
 

@@ -2043,17 +2043,32 @@ static int repairable(const rl_result *r, uint64_t since_us)
  * together are short of a quorum (deciding on the -1 as a "no" ended the
  * call before a slow node's 1 that, with the repair, made the quorum: extend
  * false with the key back on 3 of 5 nodes, seen on Valkey 8.1 nodes) */
+/* the repair may run: the lock is still valid (a restarted node's grace,
+ * at least our TTL from its restart, still keeps it out of every other
+ * lock's quorum). An extend() of an expired lock repairs nothing: another
+ * client may hold the resource by now (restart_model scripted-late) */
+static int may_repair(const rl_ctx *c, const rl_lock_info *info)
+{
+    return c->clock->now_us(c->clock->ctx) < info->valid_until_us;
+}
+
+typedef struct ext_ud {
+    const rl_lock_info *info;
+    int repair; /* may_repair() when the extend began */
+} ext_ud;
+
 static int decide_extend(void *ud, const rl_result *res, int n)
 {
-    const rl_lock_info *info = ud;
+    const ext_ud *x = ud;
+    const rl_lock_info *info = x->info;
     int ok = 0, maybe = 0;
     for (int i = 0; i < n; i++) {
         if (res[i].state == RL_PENDING) {
-            if (restarted_since(&res[i], info->start_us)) return 0;
+            if (x->repair && restarted_since(&res[i], info->start_us)) return 0;
             maybe++;
         } else if (res[i].state == RL_ANSWERED && is_one(&res[i].reply, NULL)) {
             ok++;
-        } else if (repairable(&res[i], info->start_us)) {
+        } else if (x->repair && repairable(&res[i], info->start_us)) {
             maybe++;
         }
     }
@@ -2119,13 +2134,14 @@ int rl_extend(const rl_ctx *c, const char *key, size_t keylen, const char *token
     if (c->rs) arg(&ext, c->rs->maxttl_key, c->rs->maxttl_keylen); /* raise and learn the longest TTL */
 
     uint64_t t0 = c->clock->now_us(c->clock->ctx);
-    if (c->tp->fanout(c->tp->ctx, &ext, res, n, c->rs ? decide_extend : decide_ok_one, c->rs ? info : NULL) != 0) {
+    ext_ud xu = {.info = info, .repair = c->rs && may_repair(c, info)};
+    if (c->tp->fanout(c->tp->ctx, &ext, res, n, c->rs ? decide_extend : decide_ok_one, c->rs ? &xu : NULL) != 0) {
         /* some nodes may have got the PEXPIRE */
         cap_validity(info, t0, c->clock->now_us(c->clock->ctx), ttl_ms, drift_factor);
         return RL_ERROR;
     }
     if (c->rs) {
-        repair(c, key, keylen, token, ttlbuf, ttllen, info, res);
+        if (xu.repair && may_repair(c, info)) repair(c, key, keylen, token, ttlbuf, ttllen, info, res);
         /* learn the longest TTL that enough credible answers prove */
         uint64_t now = c->clock->now_us(c->clock->ctx), cred = 0;
         for (int i = 0; i < n; i++)
@@ -2292,4 +2308,47 @@ int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, c
     if (!best) return RL_LOST;
     *slots = slot_list(sp, splen, keep, limit, best, slotslen);
     return *slots ? RL_ACQUIRED : RL_ERROR;
+}
+
+/* ---- the decisions above, exported for the model checks (redlock_core/model):
+ * each calls the static function rl_acquire / rl_acquire_permit use ---- */
+
+/* an attempt's SET answers without the restart check (decide_ok_set) */
+int rl_decide_set(const rl_result *res, int n) { return decide_ok_set(NULL, res, n); }
+
+/* the nodes a failed attempt's cleanup skips (acq_cleanup_mask): bit i */
+uint64_t rl_cleanup_skip(const rl_result *res, int n)
+{
+    rl_cmd rel;
+    memset(&rel, 0, sizeof(rel));
+    (void)acq_cleanup_mask(&rel, res, n);
+    return rel.skip;
+}
+
+/* a fair lock()'s first attempt (decide_fair over decide_ok_set), and the
+ * ticket fair_ticket takes from its answers (0: none) */
+int rl_fair_decided(const rl_result *res, int n)
+{
+    fair_decide fd = {.inner = decide_ok_set, .ud = NULL, .q = rl_quorum(n)};
+    return decide_fair(&fd, res, n);
+}
+long long rl_fair_ticket(const rl_result *res, int n)
+{
+    acq a;
+    memset(&a, 0, sizeof(a));
+    a.fset.argc = 2;
+    return fair_ticket(&a, res, n, rl_quorum(n)) ? atoll(a.ticket) : 0;
+}
+
+/* a permit attempt's answers (decide_permit, permit_count): 1 when decided;
+ * *best the largest set of voting nodes that answered the same slots, and
+ * one of them (*best_node, -1 none) */
+int rl_permit_decided(const rl_ctx *c, double drift_factor, int limit, int weight, const rl_result *res, int n,
+                      int *best, int *best_node)
+{
+    permit_tally t = {.c = c, .drift_factor = drift_factor, .limit = limit, .weight = weight};
+    int d = decide_permit(&t, res, n);
+    *best = t.best;
+    *best_node = t.best_node;
+    return d;
 }

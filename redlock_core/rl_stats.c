@@ -1,6 +1,9 @@
 /* rl_stats.c -- per-node statistics: latency histograms (mergeable across connections), error names. */
 #include "rl_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const char *rl_err_name(int err)
 {
     switch (err) {
@@ -18,6 +21,61 @@ const char *rl_err_name(int err)
     case RL_E_STALLED: return "stalled";
     }
     return "unknown error";
+}
+
+/* ---- why a node does not count; the message of a call without a quorum ---- */
+typedef struct msg_buf {
+    char *buf;
+    size_t len, n; /* n: the length written so far, or that would have been */
+} msg_buf;
+
+__attribute__((format(printf, 2, 3))) static void put(msg_buf *m, const char *fmt, ...)
+{
+    size_t room = m->n < m->len ? m->len - m->n : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(room ? m->buf + m->n : NULL, room, fmt, ap);
+    va_end(ap);
+    if (k > 0) m->n += (size_t)k;
+}
+
+size_t rl_result_why(const rl_result *r, char *buf, size_t len)
+{
+    msg_buf m = {buf, len, 0};
+    if (len) buf[0] = '\0';
+    if (r->state == RL_FAILED) {
+        put(&m, "%s", r->reason[0] ? r->reason : rl_err_name(r->err));
+    } else if (r->state == RL_ANSWERED && r->novote_need > 0) {
+        /* a node out of the quorum (README "Restarted nodes") is no failure, but it says why */
+        put(&m, RL_NOVOTE_NEED_FMT, (unsigned long long)(r->up_ms / 1000), (unsigned)r->novote_need);
+    } else if (r->state == RL_ANSWERED && r->novote_ms > 0) {
+        put(&m, "%s %lld s ago, votes in %lld s", r->novote_clock ? "clock stepped forward" : "restarted",
+            (long long)(r->up_ms / 1000), (long long)((r->novote_ms + 999) / 1000));
+    }
+    return m.n;
+}
+
+size_t rl_quorum_message(char *buf, size_t len, const char *what, const rl_call *call, int n, const char *const *names)
+{
+    msg_buf m = {buf, len, 0};
+    if (len) buf[0] = '\0';
+    put(&m, "%s: could not reach a quorum (%d of %d nodes needed, %d answered)", what, rl_quorum(n), n, call->answered);
+    const char *sep = ": ";
+    char why[RL_REASON_LEN + 64];
+    for (int i = 0; i < n; i++) {
+        if (!rl_result_why(&call->res[i], why, sizeof(why))) continue;
+        put(&m, "%s%s %s", sep, names[i], why);
+        sep = "; ";
+    }
+    /* a node still in flight when the outcome was decided did not fail: its
+     * answer was simply not awaited */
+    sep = "; not awaited: ";
+    for (int i = 0; i < n; i++) {
+        if (call->res[i].state != RL_PENDING) continue;
+        put(&m, "%s%s", sep, names[i]);
+        sep = ", ";
+    }
+    return m.n;
 }
 
 /* ---- latency: quarter-octave histogram, mergeable across connections ---- */

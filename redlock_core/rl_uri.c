@@ -22,6 +22,8 @@ const rl_limit rl_node_limits[RL_FIELD_COUNT] = {
     [RL_FIELD_SOCKET] = {.min = 1, .max = 107},
     [RL_FIELD_DATABASE] = {.min = 0, .max = 1000000},
     [RL_FIELD_TIMEOUT] = {.min = 1, .max = RL_TIMEOUT_MAX_MS},
+    [RL_FIELD_USER] = {.min = 0, .max = RL_USER_MAX},
+    [RL_FIELD_PASSWORD] = {.min = 0, .max = RL_PASSWORD_MAX},
 };
 
 int rl_node_check(int field, long long num, const char *str, size_t len)
@@ -32,7 +34,9 @@ int rl_node_check(int field, long long num, const char *str, size_t len)
     case RL_FIELD_SOCKET:
         if (len == 0 || str[0] != '/') return RL_LIMIT_RELATIVE;
         /* fall through */
-    case RL_FIELD_HOST: return (long long)len < l->min || (long long)len > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
+    case RL_FIELD_HOST:
+    case RL_FIELD_USER:
+    case RL_FIELD_PASSWORD: return (long long)len < l->min || (long long)len > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
     default: return num < l->min || num > l->max ? RL_LIMIT_RANGE : RL_LIMIT_OK;
     }
 }
@@ -54,8 +58,10 @@ static int hexval(char c)
     return -1;
 }
 
-/* RFC 3986 percent-decoding; a decoded NUL is refused (C strings downstream). */
-static char *pct_decode(const char *s, size_t n)
+/* RFC 3986 percent-decoding; a decoded NUL is refused (C strings downstream).
+ * What it decoded of a password before a bad escape is wiped, not just freed;
+ * byte by byte, never through the SIMD registers (rl_secret_dup). */
+static char *pct_decode(const char *s, size_t n, size_t *outlen)
 {
     char *out = malloc(n + 1), *o = out;
     if (!out) return NULL;
@@ -63,6 +69,7 @@ static char *pct_decode(const char *s, size_t n)
         if (s[i] == '%') {
             int h, l;
             if (i + 2 >= n + 0 || (h = hexval(s[i + 1])) < 0 || (l = hexval(s[i + 2])) < 0 || (h == 0 && l == 0)) {
+                rlc_wipe(out, (size_t)(o - out));
                 free(out);
                 return NULL;
             }
@@ -73,6 +80,7 @@ static char *pct_decode(const char *s, size_t n)
         }
     }
     *o = '\0';
+    *outlen = (size_t)(o - out);
     return out;
 }
 
@@ -104,6 +112,25 @@ __attribute__((format(printf, 3, 4))) static int failf(char *err, size_t errlen,
         va_end(ap);
     }
     return -1;
+}
+
+/* The user or the password of a URI, percent-decoded into *out, within its
+ * limit (rl_node_limits): 0, or -1 with the message (*out NULL). A decoded
+ * byte takes 1 to 3 of the URI: 3 times the limit is refused undecoded. */
+static int uri_part(const char *s, size_t n, int field, const char *name, char **out, char *err, size_t errlen)
+{
+    long long max = rl_node_limits[field].max;
+    size_t len = 0;
+    *out = NULL;
+    if (n / 3 > (size_t)max) return failf(err, errlen, "%s is longer than %lld bytes", name, max);
+    char *p = pct_decode(s, n, &len);
+    if (!p) return failf(err, errlen, "bad percent-encoding in %s", name);
+    if (rl_node_check(field, 0, p, len) != RL_LIMIT_OK) {
+        rl_secret_free(p);
+        return failf(err, errlen, "%s is longer than %lld bytes", name, max);
+    }
+    *out = p;
+    return 0;
 }
 
 static int valid_host_char(unsigned char c)
@@ -212,20 +239,14 @@ int rl_uri_parse(const char *uri, size_t len, rl_node_conf *conf, char *err, siz
             return fail(err, errlen,
                         "user given without a password (use redis://user:password@host or redis://:password@host)");
         }
-        if (colon > s) {
-            c.user = pct_decode(s, (size_t)(colon - s));
-            if (!c.user) {
-                rl_node_conf_free(&c);
-                return fail(err, errlen, "bad percent-encoding in user");
-            }
-        }
-        c.password = pct_decode(colon + 1, (size_t)(at - colon - 1));
-        if (!c.password) {
+        if ((colon > s && uri_part(s, (size_t)(colon - s), RL_FIELD_USER, "user", &c.user, err, errlen) != 0) ||
+            uri_part(colon + 1, (size_t)(at - colon - 1), RL_FIELD_PASSWORD, "password", &c.password, err, errlen) !=
+                0) {
             rl_node_conf_free(&c);
-            return fail(err, errlen, "bad percent-encoding in password");
+            return -1;
         }
         if (c.password[0] == '\0') {
-            free(c.password);
+            rl_secret_free(c.password);
             c.password = NULL;
             if (c.user) {
                 /* redis://user:@host: the user would be dropped without a word */
@@ -278,17 +299,27 @@ int rl_node_conf_eq(const rl_node_conf *a, const rl_node_conf *b)
 #undef EQ
 }
 
-/* do not leave a secret in freed heap memory */
-static void free_secret(char *p)
+/* ---- secrets (rl.h): copied byte by byte, wiped before they are freed ---- */
+void rl_secret_copy(char *dst, const char *src, size_t n) { rlc_copy_secret(dst, src, n); }
+
+char *rl_secret_dup(const char *s, size_t n)
 {
-    if (!p) return;
-    volatile char *v = p;
-    while (*v) *v++ = 0;
-    free(p);
+    char *p = malloc(n + 1);
+    if (!p) return NULL;
+    rlc_copy_secret(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+void rl_secret_free(char *s)
+{
+    if (!s) return;
+    rlc_wipe(s, strlen(s));
+    free(s);
 }
 
 #define FREE_STR(f) free(c->f), c->f = NULL;
-#define FREE_SECRET(f) free_secret(c->f), c->f = NULL;
+#define FREE_SECRET(f) rl_secret_free(c->f), c->f = NULL;
 #define FREE_INT(f)
 #define FREE(kind, f) FREE_##kind(f)
 static void tls_conf_free(rl_tls_conf *c) { RL_TLS_CONF_FIELDS(FREE) }
@@ -311,8 +342,15 @@ static int copy_str(char **dst, const char *src)
     return src && !*dst ? -1 : 0;
 }
 
+/* a secret's copy: rl_secret_dup, never strdup */
+static int copy_secret(char **dst, const char *src)
+{
+    *dst = src ? rl_secret_dup(src, strlen(src)) : NULL;
+    return src && !*dst ? -1 : 0;
+}
+
 #define COPY_STR(f) bad |= copy_str(&d->f, s->f);
-#define COPY_SECRET(f) bad |= copy_str(&d->f, s->f);
+#define COPY_SECRET(f) bad |= copy_secret(&d->f, s->f);
 #define COPY_INT(f) d->f = s->f;
 #define COPY(kind, f) COPY_##kind(f)
 static int tls_conf_copy(rl_tls_conf *d, const rl_tls_conf *s)

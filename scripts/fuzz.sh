@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../redlock_core" || exit 1
 
 SECS=${1:-600}
 shift || true
-TARGETS=${*:-fuzz_uri fuzz_reply}
+TARGETS=${*:-fuzz_uri fuzz_reply fuzz_nodes}
 case "$SECS" in ''|*[!0-9]*) echo "usage: $0 [seconds] [target...]" >&2; exit 1 ;; esac
 
 command -v clang-14 >/dev/null || { echo "fuzz.sh: clang-14 missing (apt-get install -y clang-14 libclang-rt-14-dev)" >&2; exit 1; }

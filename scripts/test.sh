@@ -152,11 +152,12 @@ bash tests/metrics/table_test.sh >"$log_dir/metrics-table.log" 2>&1; rc=$?
 grep -vE '^PASS' "$log_dir/metrics-table.log" | tail -n 15 | sed "s/^/    | /"
 summary_count metrics-table "$log_dir/metrics-table.log" "$rc"
 
-section "model checks of the fencing protocol, the semaphore rule and the fair queue (randomized, fixed seed, bounded)"
+section "model checks of the fencing protocol, the semaphore rule, the fair queue and the core with restarts (randomized, fixed seed, bounded)"
 make -s -C redlock_core model >"$log_dir/model.log" 2>&1; rc=$?
 sed -n '/^correct .*nodes:/,/^restart-any-raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
 grep -E '^(slots|counter|any-slot) +[0-9]+ counterexamples' "$log_dir/model.log" | sed "s/^/    | /"
 grep -E '^(quorum-max|no-raise|minority-ticket|local-ticket|drop-on-set|outlier-short) ' "$log_dir/model.log" | sed "s/^/    | /"
+grep -E '^(core|late-extend|fresh|no-check|grace-1s) +([0-9]+ counterexamples|scripted)' "$log_dir/model.log" | sed "s/^/    | /"
 # (one "N passed, N failed" line per model: both count)
 mp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/model.log" | awk '{s += $1} END {print s + 0}')
 mf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log_dir/model.log" | awk '{s += $1} END {print s + 0}')
@@ -299,6 +300,11 @@ if [ $quick -eq 0 ]; then
   else
     count torture-can-fail 0 1 0
   fi
+
+  section "randomized fault run (tests/faultrun --short: restarts, pauses, partitions, clock steps, deleted keys; restart_grace 'auto')"
+  REDLOCK_SO="$so" bash tests/faultrun/run.sh --short >"$log_dir/faultrun.log" 2>&1; rc=$?
+  grep -vE '^    ' "$log_dir/faultrun.log" | tail -n 25 | sed "s/^/    | /"
+  summary_count faultrun "$log_dir/faultrun.log" "$rc"
 
   section "real network faults (tests/netfault: nodes in network namespaces, silent partitions, loss; root only)"
   REDLOCK_SO="$so" bash tests/netfault/run.sh >"$log_dir/netfault.log" 2>&1; rc=$?

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -152,6 +153,8 @@ static int parse_nodes(cli *c)
 {
     const char *pw = getenv("REDLOCK_PASSWORD");
     if (pw && !*pw) pw = NULL;
+    if (pw && strlen(pw) > RL_PASSWORD_MAX)
+        return usage_error("REDLOCK_PASSWORD is longer than %d bytes", RL_PASSWORD_MAX);
     const char *s = c->nodes;
     int idx = 0;
     while (*s) {
@@ -173,15 +176,12 @@ static int parse_nodes(cli *c)
         char *with_pw = pw ? uri_with_password(b, l, pw) : NULL;
         int rc = with_pw ? rl_uri_parse(with_pw, strlen(with_pw), conf, err, sizeof(err))
                          : rl_uri_parse(b, l, conf, err, sizeof(err));
-        if (with_pw) {
-            memset(with_pw, 0, strlen(with_pw));
-            free(with_pw);
-        }
+        rl_secret_free(with_pw); /* the password in it: wiped, by a wipe the compiler keeps */
         /* the message names the node by its place: the URI may hold a password */
         if (rc != 0) return usage_error("node %d of %s: %s", idx, c->nodes_from, err);
         c->n++;
         if (!conf->password && pw) {
-            conf->password = strdup(pw);
+            conf->password = rl_secret_dup(pw, strlen(pw));
             if (!conf->password) return usage_error("out of memory");
         }
         if (conf->tls) {
@@ -383,29 +383,21 @@ static void nodes_close(nodes *t)
     t->n = 0;
 }
 
-/* "could not reach a quorum (3 of 5 nodes needed, 2 answered): host:port why; ..." */
+/* "could not reach a quorum (3 of 5 nodes needed, 2 answered): host:port why; ..."
+ * (the core words it, as for the extension: rl_quorum_message) */
 static void quorum_message(const char *what, const cli *c, const nodes *t, const rl_call *call)
 {
-    fprintf(stderr, "redlock: %s: could not reach a quorum (%d of %d nodes needed, %d answered)", what,
-            rl_quorum(c->n), c->n, call->answered);
-    const char *sep = ": ";
+    char names[RL_MAX_NODES][128];
+    const char *np[RL_MAX_NODES];
     for (int i = 0; i < c->n; i++) {
-        if (call->res[i].state != RL_FAILED) continue;
-        char name[128];
-        rl_node_conf_name(rl_conn_conf(t->conns[i]), name, sizeof(name));
-        fprintf(stderr, "%s%s %s", sep, name,
-                call->res[i].reason[0] ? call->res[i].reason : rl_err_name(call->res[i].err));
-        sep = "; ";
+        rl_node_conf_name(rl_conn_conf(t->conns[i]), names[i], sizeof(names[i]));
+        np[i] = names[i];
     }
-    sep = "; not awaited: ";
-    for (int i = 0; i < c->n; i++) {
-        if (call->res[i].state != RL_PENDING) continue;
-        char name[128];
-        rl_node_conf_name(rl_conn_conf(t->conns[i]), name, sizeof(name));
-        fprintf(stderr, "%s%s", sep, name);
-        sep = ", ";
-    }
-    fputc('\n', stderr);
+    size_t len = rl_quorum_message(NULL, 0, what, call, c->n, np);
+    char *m = malloc(len + 1);
+    if (m) rl_quorum_message(m, len + 1, what, call, c->n, np);
+    msg("%s", m ? m : "could not reach a quorum (out of memory for the reasons)");
+    free(m);
 }
 
 static int same_server_message(const char *what, const cli *c, const nodes *t, const rl_call *call)
@@ -444,6 +436,24 @@ static const struct option long_opts[] = {
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
+
+/* A --tls-* file is read at the first connect: one that cannot be read is
+ * named now, as the extension's TLS settings are, not reported then as a
+ * TLS error of every node ("TLS CA store: system lib"). 0, or EX_USAGE. */
+static int tls_file_check(const char *opt, const char *path)
+{
+    if (!path) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return usage_error("%s cannot be read: %s (%s)", opt, path, strerror(e));
+    }
+    close(fd);
+    if (!S_ISREG(st.st_mode)) return usage_error("%s is not a regular file: %s", opt, path);
+    return 0;
+}
 
 /* returns -1 to go on, else an exit status */
 static int parse_args(cli *c, int argc, char **argv)
@@ -497,6 +507,10 @@ static int parse_args(cli *c, int argc, char **argv)
             return usage_error("unknown option %s", argv[optind - 1]);
         }
     }
+    int rc;
+    if ((rc = tls_file_check("--tls-cafile", c->tls_cafile)) || (rc = tls_file_check("--tls-cert", c->tls_cert)) ||
+        (rc = tls_file_check("--tls-key", c->tls_key)))
+        return rc;
     if (optind >= argc) return usage_error("missing RESOURCE");
     c->resource = argv[optind++];
     size_t rl = strlen(c->resource);

@@ -16,6 +16,7 @@
  * call waits for all; strings are terminated within their buffers; an
  * ANSWERED node never carries an error reply; outcomes are in range. */
 #define _GNU_SOURCE
+#include "fuzz/fuzz_pipe.h"
 #include "rl_internal.h"
 
 #include <dirent.h>
@@ -41,27 +42,6 @@ static int listen_fd = -1;
 static int ctl[2], ack[2];          /* main → server: 'S' start a job, 'E' end it; server → main: ack */
 static const uint8_t *job_data;
 static size_t job_len;
-
-/* one byte over a pipe; libFuzzer's -timeout timer (SIGALRM) interrupts calls */
-static int put1(int fd, char c)
-{
-    for (;;) {
-        ssize_t r = write(fd, &c, 1);
-        if (r == 1) return 0;
-        if (r < 0 && errno == EINTR) continue;
-        return -1;
-    }
-}
-
-static int get1(int fd, char *c)
-{
-    for (;;) {
-        ssize_t r = read(fd, c, 1);
-        if (r == 1) return 0;
-        if (r < 0 && errno == EINTR) continue;
-        return -1;
-    }
-}
 
 static void serve_one(int fd)
 {

@@ -1,7 +1,11 @@
 /* fair_model.c -- randomized explorer of fair waiting's queue (API.md "Fair waiting",
  * HACKING.md "Fair waiting").
  *
- * Not the C core: a model of the protocol. N nodes (3, 5), C clients (3, 4), one
+ * A model of the protocol whose decisions are the core's: an attempt is decided
+ * by rl_fair_decided (a first attempt: decide_fair) or rl_decide_set (with a
+ * ticket), the ticket is rl_fair_ticket's (fair_ticket), the nodes a failed
+ * attempt's cleanup goes to rl_cleanup_skip's (acq_cleanup_mask), the quorum
+ * rl_quorum's (linked with the core objects), so a bug there fails this check. N nodes (3, 5), C clients (3, 4), one
  * resource; every client runs OPS (2) fair lock() calls: lock, hold, release. Each
  * request and reply is a message on the FIFO channel of one (client, node) pair,
  * channels are served in any interleaving, so a node may run a request long after
@@ -68,6 +72,8 @@
  * a violation or a broken variant has none in some configuration.
  *
  * Usage: fair_model [runs-per-configuration] [seed]   (defaults 10000, 20261203) */
+#include "rl_internal.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -268,7 +274,8 @@ static void win(world *w, int k)
     }
 }
 
-/* rl_incr_believed: of client c's integer answers, those below LIMIT and not the
+/* outlier-short's T (the core takes it from rl_incr_believed through
+ * rl_fair_ticket): of client c's integer answers, those below LIMIT and not the
  * one more than JUMP above every other; how many, their largest in *top */
 static int believed(const world *w, const client *c, long *top)
 {
@@ -317,29 +324,42 @@ static void ticket_order(world *w, int k)
 static void decide(world *w, int k, int final)
 {
     client *c = &w->cl[k];
-    int ok = 0, ints = 0, pend = 0;
-    long top;
+    int ok = 0, ints = 0;
     for (int i = 0; i < w->n; i++) {
         ok += c->ans[i] == R_OK;
-        pend += c->ans[i] == R_PENDING;
         ints += c->ans[i] == R_INT;
     }
-    int bel = believed(w, c, &top);
-    if (w->variant != V_SHORT) ints = bel;
-    if (!final && ok < w->q) {
-        if (c->state == C_ASK && ints < w->q && pend > 0) return; /* decide_fair */
-        if (c->state == C_TRY && ok + pend >= w->q) return;
+    /* the core's: the answers as the acquire script's (OK, the counter, nil) */
+    rl_result r[MAXN];
+    for (int i = 0; i < w->n; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].state = c->ans[i] != R_PENDING ? RL_ANSWERED : final ? RL_FAILED : RL_PENDING;
+        rl_reply *y = &r[i].reply;
+        y->type = c->ans[i] == R_OK ? RL_REPLY_STATUS : c->ans[i] == R_INT ? RL_REPLY_INTEGER : RL_REPLY_NIL;
+        y->integer = c->val[i];
+        if (c->ans[i] == R_OK) {
+            y->len = 2;
+            memcpy(y->str, "OK", 2);
+        }
     }
+    /* outlier-short (not the core's rule): decided on a quorum of integers, the
+     * outlier counted, T the highest of the believed ones */
+    long top = 0;
+    int shortq = w->variant == V_SHORT && c->state == C_ASK && ints >= w->q && believed(w, c, &top) > 0;
+    if (!final && !shortq && !(c->state == C_ASK ? rl_fair_decided(r, w->n) : rl_decide_set(r, w->n))) return;
     if (ok >= w->q) {
         win(w, k);
         return;
     }
-    /* the cleanup: every node that did not refuse (a late answer may set the key) */
+    /* the cleanup: every node that did not refuse (a late answer may set the
+     * key), as the core's rl_cleanup_skip tells */
+    for (int i = 0; i < w->n; i++) r[i].sent = 1;
+    uint64_t skip = rl_cleanup_skip(r, w->n);
     for (int i = 0; i < w->n; i++)
-        if (c->ans[i] == R_OK || c->ans[i] == R_PENDING) push(&w->up[k][i], M_REL, c->seq, c->call, 0);
-    if (c->state == C_ASK && ints >= w->q && top >= 1) {
-        c->ticket = w->variant == V_MINORITY ? c->val[c->first_int] : top;
-        ticket_order(w, k);
+        if (!(skip >> i & 1)) push(&w->up[k][i], M_REL, c->seq, c->call, 0);
+    if (c->state == C_ASK && ints >= w->q) {
+        c->ticket = w->variant == V_MINORITY ? c->val[c->first_int] : w->variant == V_SHORT ? top : rl_fair_ticket(r, w->n);
+        if (c->ticket) ticket_order(w, k);
     }
     tr(w, "c%d fails%s (%d OK, %d integers): ticket %ld", k, final ? " (timeout)" : "", ok, ints, c->ticket);
     c->state = C_BACK;
@@ -388,7 +408,7 @@ static int enabled(const world *w, act *out)
             if (w->down[k][i].len) out[m++] = (act){A_READ, k, i, w->slow[k][i]};
             if (c->state == C_CRASHED && !w->up[k][i].len && (w->entry[i][k] || w->owner[i] == k + 1))
                 out[m++] = (act){A_EXPIRE, k, i, 3};
-            room &= w->up[k][i].len <= QCAP - 4 && w->down[k][i].len <= QCAP - 4;
+            room &= w->up[k][i].len + w->down[k][i].len <= QCAP - 4; /* (each request may add a reply) */
             empty &= !w->up[k][i].len;
         }
         /* calm: a client retries once its requests are out (the release fanout) */
@@ -502,7 +522,7 @@ static int one_run(world *w, int n, int nc, int variant, int tracing, int *len)
     memset(w, 0, offsetof(world, trace));
     w->n = n;
     w->c = nc;
-    w->q = n / 2 + 1;
+    w->q = rl_quorum(n);
     w->variant = variant;
     w->tracing = tracing;
     w->giveups = below(2);

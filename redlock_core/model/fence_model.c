@@ -1,6 +1,12 @@
 /* fence_model.c -- randomized explorer of the fencing-token protocol (API.md "Fencing tokens").
  *
- * Not the C core: a model of the protocol itself. N nodes (3, 5), C clients (2, 3),
+ * A model of the protocol whose decisions are the core's: each phase is
+ * decided by the function rl_acquire / rl_fence_phases use (rl_decide_set,
+ * rl_fence_incr_decided, rl_fence_raise_decided), M is rl_fence_m's, the
+ * quorum rl_quorum's (linked with the core objects), so a bug there fails
+ * this check; the phases' order, the variants and the trust rule of the
+ * restart variants are the model's (the core's own phases with restarts:
+ * restart_model.c). N nodes (3, 5), C clients (2, 3),
  * every client runs K lock() calls. Every request and every reply is a message
  * that can be delivered at any later time (arbitrary interleavings and per-message
  * delays, reordering included; some messages are slow, some requests are lost);
@@ -48,6 +54,8 @@
  * violation or a broken variant has none (for 3 nodes and for 5 nodes).
  *
  * Usage: fence_model [runs-per-configuration] [seed]   (defaults 10000, 20240601) */
+#include "rl_internal.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,7 +156,7 @@ static uint64_t rnd(void)
 }
 static int rnd_below(int n) { return (int)(rnd() % (uint64_t)n); }
 
-static int quorum(int n) { return n / 2 + 1; }
+static int quorum(int n) { return rl_quorum(n); }
 
 struct world;
 static int graced(const struct world *w, int i);
@@ -237,20 +245,47 @@ static void lock_end(world *w, int ci, int ok, int64_t fence)
     }
 }
 
-/* the client's decision after a node outcome, as decided at quorum by the core */
+/* the client's answers as the core's results: a SET's OK or nil; an INCR's
+ * integer (an answer the trust rule refuses: nil); a raise's integer */
+static void as_results(const client *c, int n, rl_result *r)
+{
+    for (int i = 0; i < n; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].state = c->res[i] == R_PENDING ? RL_PENDING : c->res[i] == R_FAILED ? RL_FAILED : RL_ANSWERED;
+        if (r[i].state != RL_ANSWERED) continue;
+        rl_reply *y = &r[i].reply;
+        if (c->phase == P_RAISE || (c->phase == P_INCR && c->res[i] == R_OK)) {
+            y->type = RL_REPLY_INTEGER;
+            y->integer = c->val[i];
+        } else if (c->phase == P_SET && c->res[i] == R_OK) {
+            y->type = RL_REPLY_STATUS;
+            y->len = 2;
+            memcpy(y->str, "OK", 2);
+        } else {
+            y->type = RL_REPLY_NIL;
+        }
+    }
+}
+
+/* the client's decision after a node outcome: the core's, decided at quorum */
 static void decide(world *w, int ci)
 {
     client *c = &w->cl[ci];
-    int ok = 0, pending = 0, q = quorum(w->n);
+    int ok = 0, q = quorum(w->n);
     int64_t max = 0;
+    rl_result r[MAXN];
+    as_results(c, w->n, r);
+    int decided = c->phase == P_SET    ? rl_decide_set(r, w->n)
+                  : c->phase == P_INCR ? rl_fence_incr_decided(NULL, r, w->n)
+                                       : rl_fence_raise_decided(c->m, r, w->n);
+    if (!decided) return;
     for (int i = 0; i < w->n; i++) {
-        if (c->res[i] == R_PENDING) pending++;
         if (c->res[i] == R_OK) {
             ok++;
             if (c->val[i] > max) max = c->val[i];
         }
     }
-    if (ok < q && ok + pending >= q) return; /* undecided */
+    if (c->phase == P_INCR) max = rl_fence_m(r, w->n);
     if (ok < q) {
         lock_end(w, ci, 0, 0);
         return;

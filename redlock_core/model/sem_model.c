@@ -40,6 +40,8 @@
  * violation or a broken variant has none.
  *
  * Usage: sem_model [runs-per-configuration] [seed]   (defaults 3000, 20261202) */
+#include "rl_internal.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,7 +126,7 @@ static msg pop(chan *ch)
     return m;
 }
 
-static int quorum(int n) { return n / 2 + 1; }
+static int quorum(int n) { return rl_quorum(n); }
 
 /* a node runs one message of client ci */
 static void node_run(world *w, int i, int ci, msg m)

@@ -849,6 +849,87 @@ static void conf_fill(rl_node_conf *c, int tag)
     RL_NODE_CONF_FIELDS(FILL)
 }
 
+/* The vector registers (zmm0-31 with AVX-512, else ymm0-15), for
+ * secret_copy_no_simd: cleared (out NULL), or their contents into out; the
+ * bytes read, 0 without AVX (the test then checks nothing). */
+#if defined(__x86_64__)
+#define VREGS_MAX (32 * 64)
+#define VREGS_LO(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
+#define VREGS_HI(M) M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31)
+#define VREG_ZERO(n) "vpxorq %%zmm" #n ", %%zmm" #n ", %%zmm" #n "\n\t"
+#define VREG_YMM(n) "vmovdqu %%ymm" #n ", " #n "*32(%0)\n\t"
+#define VREG_ZMM(n) "vmovdqu64 %%zmm" #n ", " #n "*64(%0)\n\t"
+static size_t vregs_read(unsigned char *out)
+{
+    int avx512 = __builtin_cpu_supports("avx512f");
+    if (!avx512 && !__builtin_cpu_supports("avx")) return 0;
+    if (!out) {
+        /* zmm16-31: the EVEX forms of memcpy() use them (no vzeroupper needed) */
+        if (avx512) __asm__ volatile(VREGS_HI(VREG_ZERO)::: "memory");
+        __asm__ volatile("vzeroall" ::: "memory");
+        return 0;
+    }
+    if (!avx512) {
+        __asm__ volatile(VREGS_LO(VREG_YMM) : : "r"(out) : "memory");
+        return 16 * 32;
+    }
+    __asm__ volatile(VREGS_LO(VREG_ZMM) VREGS_HI(VREG_ZMM) : : "r"(out) : "memory");
+    return 32 * 64;
+}
+
+/* how many 8-byte pieces of secret[0..n) the registers hold */
+static int vregs_pieces(const char *secret, size_t n)
+{
+    unsigned char regs[VREGS_MAX];
+    size_t len = vregs_read(regs);
+    int found = 0;
+    for (size_t i = 0; i + 8 <= n; i++) found += memmem(regs, len, secret + i, 8) != NULL;
+    return found;
+}
+#endif
+
+/* A node's secrets are copied byte by byte, never through the vector
+ * registers (whose contents the dynamic linker's lazy binding, or a signal,
+ * later saves on the stack where no wipe reaches): the registers are
+ * cleared, the settings copied (rl_node_conf_copy: the connections', the
+ * watchdog's, the subscribers' copies) or a secret duplicated
+ * (rl_secret_dup: the CLI's, the extension's), then read. With strdup()
+ * (574973c's rl_node_conf_copy) they held pieces of the password. */
+static void test_secret_copy_no_simd(void)
+{
+#if defined(__x86_64__)
+    /* static: its own initialisation copies nothing through the registers */
+    static const char pw[] = "Simd-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789abcdefghijk"
+                             "lmnopqrstuvwxyzABCDEFGHIJ";
+    static const char pp[] = "Pass-zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA-9876543210";
+    rl_node_conf src, dst;
+    memset(&src, 0, sizeof(src));
+    src.host = (char *)"h";
+    src.port = 1;
+    src.user = (char *)"u";
+    src.password = (char *)pw;
+    src.tls = 1;
+    src.tls_conf.passphrase = (char *)pp;
+    vregs_read(NULL);
+    int rc = rl_node_conf_copy(&dst, &src);
+    int in_regs = vregs_pieces(pw, sizeof(pw) - 1) + vregs_pieces(pp, sizeof(pp) - 1);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(in_regs, 0);
+    if (rc == 0) {
+        CHECK_STR(dst.password, pw);
+        CHECK_STR(dst.tls_conf.passphrase, pp);
+        rl_node_conf_free(&dst);
+    }
+    vregs_read(NULL);
+    char *d = rl_secret_dup(pw, sizeof(pw) - 1);
+    in_regs = vregs_pieces(pw, sizeof(pw) - 1);
+    CHECK(d != NULL);
+    CHECK_EQ(in_regs, 0);
+    if (d) CHECK_STR(d, pw);
+    rl_secret_free(d);
+#endif
+}
+
 static void test_conf_fields(void)
 {
     rl_node_conf base, copy, other;
@@ -983,6 +1064,77 @@ static void test_uri_rejected(void)
     char e4[4] = "zzz";
     CHECK_EQ(rl_uri_parse("", 0, &conf, e4, sizeof(e4)), -1);
     CHECK(strlen(e4) <= 3);
+    /* user and password within their limits (rl_node_limits), once decoded */
+    size_t big = 3 * (size_t)RL_PASSWORD_MAX + 64;
+    char *u = malloc(big), err[160];
+    CHECK(u != NULL);
+    if (!u) return;
+    for (int k = 0; k < 5; k++) {
+        /* 0 password at the limit, 1 one past it, 2 one past it in %41s, 3 user past it, 4 user at it */
+        size_t plen = k == 0 ? RL_PASSWORD_MAX : k <= 2 ? RL_PASSWORD_MAX + 1 : 1;
+        size_t ulen = k == 3 ? RL_USER_MAX + 1 : k == 4 ? RL_USER_MAX : 1;
+        size_t o = (size_t)snprintf(u, big, "redis://");
+        memset(u + o, 'u', ulen);
+        o += ulen;
+        u[o++] = ':';
+        for (size_t i = 0; i < plen; i++) o += (size_t)(k == 2 ? snprintf(u + o, big - o, "%%41") : (u[o] = 'p', 1));
+        o += (size_t)snprintf(u + o, big - o, "@h:1");
+        memset(&conf, 0, sizeof(conf));
+        err[0] = '\0';
+        int rc = rl_uri_parse(u, o, &conf, err, sizeof(err));
+        CHECK_EQ(rc, k == 0 || k == 4 ? 0 : -1);
+        if (rc == 0) {
+            CHECK_EQ(strlen(conf.password), plen);
+            rl_node_conf_free(&conf);
+        } else {
+            CHECK_STR(err, k == 3 ? "user is longer than 4096 bytes" : "password is longer than 65536 bytes");
+        }
+    }
+    free(u);
+    CHECK_EQ(rl_node_check(RL_FIELD_PASSWORD, 0, "x", RL_PASSWORD_MAX + 1), RL_LIMIT_RANGE);
+    CHECK_EQ(rl_node_check(RL_FIELD_USER, 0, "", 0), RL_LIMIT_OK);
+}
+
+/* The message of a call without a quorum, the CLI's and the extension's: a
+ * failed node with its reason, answered nodes out of the quorum with why,
+ * those not awaited last; the voting node is not named. */
+static void test_quorum_message(void)
+{
+    rl_call call;
+    memset(&call, 0, sizeof(call));
+    call.res[0] = (rl_result){.state = RL_FAILED, .err = RL_E_REFUSED};
+    snprintf(call.res[0].reason, sizeof(call.res[0].reason), "connect: Connection refused");
+    call.res[1] = (rl_result){.state = RL_ANSWERED, .novote_ms = 57001, .up_ms = 2999};
+    call.res[2] = (rl_result){.state = RL_ANSWERED, .novote_ms = 1000, .up_ms = 5000, .novote_clock = 1};
+    call.res[3] = (rl_result){.state = RL_ANSWERED};
+    call.res[4] = (rl_result){.state = RL_FAILED, .err = RL_E_TIMEOUT};
+    call.res[5] = (rl_result){.state = RL_PENDING};
+    call.res[6] = (rl_result){.state = RL_PENDING};
+    call.answered = 3;
+    const char *names[] = {"a:1", "b:2", "c:3", "d:4", "e:5", "f:6", "g:7"};
+    const char *want = "lock: could not reach a quorum (4 of 7 nodes needed, 3 answered): a:1 connect: Connection "
+                       "refused; b:2 restarted 2 s ago, votes in 58 s; c:3 clock stepped forward 5 s ago, votes in "
+                       "1 s; e:5 timeout; not awaited: f:6, g:7";
+    char buf[512];
+    CHECK_EQ(rl_quorum_message(buf, sizeof(buf), "lock", &call, 7, names), strlen(want));
+    CHECK_STR(buf, want);
+    CHECK_EQ(rl_quorum_message(NULL, 0, "lock", &call, 7, names), strlen(want));
+    char small[20];
+    CHECK_EQ(rl_quorum_message(small, sizeof(small), "lock", &call, 7, names), strlen(want));
+    CHECK_EQ(strlen(small), sizeof(small) - 1);
+    /* nothing failed, one not awaited: no "; " before it has anything to follow */
+    call.res[0].state = call.res[4].state = RL_ANSWERED;
+    call.res[1].novote_ms = call.res[2].novote_ms = 0;
+    call.res[6].state = RL_ANSWERED;
+    CHECK_EQ(rl_quorum_message(buf, sizeof(buf), "isLocked", &call, 7, names), strlen(buf));
+    CHECK_STR(buf, "isLocked: could not reach a quorum (4 of 7 nodes needed, 3 answered); not awaited: f:6");
+    CHECK_EQ(rl_result_why(&call.res[3], buf, sizeof(buf)), 0);
+    CHECK_STR(buf, "");
+    /* past its grace, waiting for more voters' answers (RL_NOVOTE_NEED_FMT) */
+    rl_result need = {.state = RL_ANSWERED, .novote_ms = 1, .up_ms = 61000, .novote_need = 2};
+    const char *want_need = "restarted 61 s ago, past its grace, votes when 2 more voting nodes answer in one call";
+    CHECK_EQ(rl_result_why(&need, buf, sizeof(buf)), strlen(want_need));
+    CHECK_STR(buf, want_need);
 }
 
 /* No error message ever contains the password (raw or decoded), and none
@@ -4262,7 +4414,9 @@ static const test_case tests[] = {{"quorum_math", test_quorum_math},
                                   {"tokens", test_tokens},
                                   {"uri_accepted", test_uri_accepted},
                                   {"uri_rejected", test_uri_rejected},
+                                  {"quorum_message", test_quorum_message},
                                   {"conf_fields", test_conf_fields},
+                                  {"secret_copy_no_simd", test_secret_copy_no_simd},
                                   {"uri_error_never_has_password", test_uri_error_never_has_password},
                                   {"node_conf_name", test_node_conf_name},
                                   {"resp_format", test_resp_format},
