@@ -88,6 +88,21 @@ static int incr_outlier(const rl_result *res, int n)
     return answers >= 2 && a1 - a2 > RL_FENCE_MAX_JUMP ? top : -1;
 }
 
+/* The same rule for any counter the client takes the largest of (a fair
+ * queue's tickets, rl_lock.c fair_ticket): the answers believed (an INCR
+ * answer below 2^53, not the outlier) and in *top their largest (0 none) */
+int rl_incr_believed(const rl_result *res, int n, int64_t *top)
+{
+    int out = incr_outlier(res, n), k = 0;
+    *top = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == out || res[i].state != RL_ANSWERED || !incr_ok(&res[i].reply, NULL)) continue;
+        k++;
+        if (res[i].reply.integer > *top) *top = res[i].reply.integer;
+    }
+    return k;
+}
+
 /* API.md "Restarted nodes": a node that restarted without its data has a
  * counter that started again from 0, so a quorum of INCR answers counting
  * it may miss every node that holds the last fence handed out. It counts

@@ -80,6 +80,10 @@ int rl_fence_raise_decided(int64_t m, const rl_result *res, int n);
 int64_t rl_fence_m(rl_result *res, int n);
 extern const char rl_script_fence_raise[];
 extern const char rl_script_fence_raise_sha[];
+/* Of a quorum's INCR answers, those believed (rl_fence.c: below 2^53, and
+ * not one node's answer more than 2^24 above every other's): how many, and
+ * their largest in *top (0 none) */
+int rl_incr_believed(const rl_result *res, int n, int64_t *top);
 
 /* The one hash of the core (FNV-1a, 64 bit): the channel hashes of a waiter
  * (rl_wait.c) and of a pushed message (rl_conn.c) must agree, or waiting

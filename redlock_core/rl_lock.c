@@ -25,6 +25,23 @@
 /* the node's time in ms (TIME before a write: effects replication, asked for first) */
 #define RL_LUA_NOW \
     "local tn = redis.call(\"time\") local now = tonumber(tn[1]) * 1000 + math.floor(tonumber(tn[2]) / 1000) "
+/* Fair waiting (HACKING.md "Fair waiting"): the queue of key fk (a Lua
+ * local set before; ZSET fk "\0q", see rl_script_acquire) without its
+ * lapsed entries; qn: the entries left (0: no queue). Each entry lapses on
+ * its own: fk "\0qx" holds its deadline (the node's time in ms: its
+ * waiter's ttl after its last attempt), whatever the PX of the queue's
+ * keys, which the longest-lived waiter raised. So every script that reads
+ * the queue prunes it first (ZREM of the last entry deletes the key): a
+ * waiter that died keeps nobody out, a plain lock() neither, beyond its
+ * own ttl. TIME before a write: effects replication (the default from
+ * Redis 7), asked for here or before the script's first write. */
+#define RL_LUA_FAIR_PRUNE                                                                         \
+    "local qn = 0 if redis.call(\"exists\",fk .. \"\\0q\") == 1 then "                            \
+    "if redis.replicate_commands then redis.replicate_commands() end local qx = fk .. \"\\0qx\" " \
+    "local qt = redis.call(\"time\") local dq = redis.call(\"zrangebyscore\",qx,\"-inf\","        \
+    "tonumber(qt[1]) * 1000 + math.floor(tonumber(qt[2]) / 1000)) for i = 1, #dq, 1000 do "       \
+    "local j = math.min(i + 999, #dq) redis.call(\"zrem\",fk .. \"\\0q\",unpack(dq, i, j)) "      \
+    "redis.call(\"zrem\",qx,unpack(dq, i, j)) end qn = redis.call(\"zcard\",fk .. \"\\0q\") end "
 /* Fair waiting (API.md "Fair waiting"): where fair waiters queue on key k (ZSET
  * k "\0q", see rl_script_acquire), a release tells only the first of them
  * that listens (one of the queue's first four: one that died listens no
@@ -36,11 +53,11 @@
  * again while the holder's majority lasts (a loop of wake-ups, measured:
  * 7 in a row in tests/fair/fifo.phpt) */
 #define RL_LUA_FAIR_WAKE(k, c, self)                                                          \
-    "local fw = false if redis.call(\"exists\"," k " .. \"\\0q\") == 1 then "                 \
+    "local fw = false local fk = " k " " RL_LUA_FAIR_PRUNE "if qn > 0 then "                  \
     "local hs = redis.call(\"zrange\"," k " .. \"\\0q\",0,3) local fc = {} "                  \
     "for i = 1, #hs do fc[i] = " c " .. \"\\0q\" .. hs[i] end if #fc > 0 then "               \
     "local fm = redis.pcall(\"pubsub\",\"numsub\",unpack(fc)) if type(fm) == \"table\" then " \
-    "for i = 1, #hs do local v = fm[2 * i] if v and v > 0 then if hs[i] ~= " self " then "     \
+    "for i = 1, #hs do local v = fm[2 * i] if v and v > 0 then if hs[i] ~= " self " then "    \
     "redis.pcall(\"publish\",fc[i],\"1 \" .. id) end fw = true break end end end end end "
 /* a release's message "<n> <id>" to ONE shard of key channel c that has
  * subscribers, the same on every node (from h, the release id's hash; rl.h
@@ -61,8 +78,8 @@
     "local jj = (h2 + q) % 32 local v2 = m2[2 * jj + 2] if v2 and v2 > 0 then to, n = sc[jj + 1], v2 break end end end " \
     "redis.pcall(\"publish\",to,n .. \" \" .. id) break end end end "
 const char rl_script_release[] =
-    "if KEYS[2] then if redis.replicate_commands then redis.replicate_commands() end "
-    "if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) "
+    "if redis.replicate_commands then redis.replicate_commands() end "
+    "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) "
     "local ok = KEYS[1] .. \"\\0o\" local o = redis.call(\"get\",ok) "
     "if o and string.sub(o, 1, #ARGV[3] + 1) == ARGV[3] .. \":\" and redis.call(\"get\",KEYS[1]) == ARGV[1] then " RL_LUA_NOW
     "local old = tonumber(string.sub(o, #ARGV[3] + 2)) redis.call(\"del\",ok) if old > now then "
@@ -77,16 +94,17 @@ const char rl_script_release[] =
                           "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end " RL_LUA_SHARD_TELL(
                               "c") "end end "
                                    "return r else return 0 end";
-const char rl_script_release_sha[] = "e4cf1ab7fc9849aaf4dc97400c7e28c90b9afca3";
+const char rl_script_release_sha[] = "0f0313afe084287a14e027044923f4ae0c1556c6";
 /* a fair waiter that gives up, or won (where its entry is left): its queue
  * entry (ARGV[1] its id) goes, and when it was first and the key is free,
  * the next is told (ARGV[2]: an id as a release's) */
 const char rl_script_fair_leave[] =
+    "local fk = KEYS[1] " RL_LUA_FAIR_PRUNE
     "local qk = KEYS[1] .. \"\\0q\" local hd = redis.call(\"zrange\",qk,0,0)[1] "
     "redis.call(\"zrem\",qk,ARGV[1]) redis.call(\"zrem\",qk .. \"x\",ARGV[1]) "
     "if hd == ARGV[1] and redis.call(\"exists\",KEYS[1]) == 0 then local id = ARGV[2] "
     "local c = \"redlock:released:\" .. KEYS[1] " RL_LUA_FAIR_WAKE("KEYS[1]", "c", "nil") "end return 1";
-const char rl_script_fair_leave_sha[] = "d416f74edf9ab8b9b19f19cf7d145e96d4003667";
+const char rl_script_fair_leave_sha[] = "8a0f72f5c3a96a2b91eabe0c3b07f23f78a9ce2a";
 /* An attempt done by script: SET NX PX, and when it set the key,
  * - "acquired" to the waiters of its shard (ARGV[3], "" none), so that those
  *   holding back stand down (a waiter's attempt);
@@ -126,18 +144,16 @@ const char rl_script_acquire[] =
     "local mk = ARGV[5] if mk == \"\" then mk = nil end local wms = ARGV[6] if wms == \"\" then wms = nil end "
     "local fid = ARGV[7] "
     "if (mk or wms or fid or KEYS[2]) and redis.replicate_commands then redis.replicate_commands() end "
-    "local qk = KEYS[1] .. \"\\0q\" local r, blk, tk = false, false, nil "
+    "local qk = KEYS[1] .. \"\\0q\" local r, blk, tk = false, false, nil local fk = KEYS[1] " RL_LUA_FAIR_PRUNE
     "if fid then " RL_LUA_NOW "local xk = qk .. \"x\" local tq = qk .. \"t\" local e = tonumber(ARGV[9]) "
-    "local dead = redis.call(\"zrangebyscore\",xk,\"-inf\",now) "
-    "if #dead > 0 then redis.call(\"zrem\",qk,unpack(dead)) redis.call(\"zremrangebyscore\",xk,\"-inf\",now) end "
-    "local t = tonumber(ARGV[8]) if t > 0 then redis.call(\"zadd\",qk,t,fid) redis.call(\"zadd\",xk,now + e,fid) "
-    "if tonumber(redis.call(\"get\",tq) or \"0\") < t then redis.call(\"set\",tq,t) end "
+    "local t = tonumber(ARGV[8]) if t > 0 then redis.call(\"zadd\",qk,ARGV[8],fid) redis.call(\"zadd\",xk,now + e,fid) "
+    "if tonumber(redis.call(\"get\",tq) or \"0\") < t then redis.call(\"set\",tq,ARGV[8]) end "
     "for _, x in ipairs({qk, xk, tq}) do if redis.call(\"pttl\",x) < e then redis.call(\"pexpire\",x,e) end end end "
     "local hd = redis.call(\"zrange\",qk,0,0)[1] blk = hd ~= nil and hd ~= fid "
     "if not blk then r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) end "
     "if not r and t == 0 then tk = redis.call(\"incr\",tq) "
     "if redis.call(\"pttl\",tq) < e then redis.call(\"pexpire\",tq,e) end end "
-    "elseif redis.call(\"exists\",qk) == 1 then blk = true "
+    "elseif qn > 0 then blk = true "
     "else r = redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) end "
     "if r then if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
     "if wms then redis.call(\"zrem\",KEYS[1] .. \"\\0w\",ARGV[1]) end "
@@ -155,7 +171,7 @@ const char rl_script_acquire[] =
     "redis.call(\"zadd\",wk,now + tonumber(wms),ARGV[1]) "
     "if redis.call(\"pttl\",wk) < tonumber(wms) then redis.call(\"pexpire\",wk,wms) end end "
     "end if tk then r = tk end if not mk then return r end " RL_LUA_MAXTTL("mk", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_sha[] = "6709136ecba37a924abb6d7f8130bd71d695e082";
+const char rl_script_acquire_sha[] = "ec4a0715d607856eb52f824a31801de2fac33a08";
 /* compare-and-pexpire; with ARGV[3], the maxttl key (as above): the answer is
  * [1 extended, 0 another owner's key, -1 no key; stored TTL; its age] */
 const char rl_script_extend[] =
@@ -181,13 +197,14 @@ const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
 const char rl_script_acquire_all[] =
     "if ARGV[5] and redis.replicate_commands then redis.replicate_commands() end " RL_LUA_SPLIT
     "local r = false local free = true "
-    "for i = 1, #ks do if redis.call(\"exists\",ks[i],ks[i] .. \"\\0q\") > 0 then free = false break end end "
+    "for i = 1, #ks do local fk = ks[i] if redis.call(\"exists\",fk) == 1 then free = false break end " RL_LUA_FAIR_PRUNE
+    "if qn > 0 then free = false break end end "
     "if free then for i = 1, #ks do redis.call(\"set\",ks[i],ARGV[1],\"PX\",ARGV[2]) end "
     "r = redis.status_reply(\"OK\") if KEYS[2] then redis.call(\"set\",KEYS[2],ARGV[4],\"PX\",ARGV[2]) end "
     "if ARGV[3] ~= \"\" then for i = 1, #ks do "
     "redis.pcall(\"publish\",\"redlock:released:\" .. ks[i] .. \"\\0\" .. ARGV[3],\"acquired\") end end "
     "end if not ARGV[5] then return r end " RL_LUA_MAXTTL("ARGV[5]", "ARGV[2]") "return {r, m, a}";
-const char rl_script_acquire_all_sha[] = "3b369d3d5cc43b58311daca1d777f73f9552403d";
+const char rl_script_acquire_all_sha[] = "1bdb628a715930721c5e0b7a0baadfe6cfafcce4";
 /* the release script's arguments; 1 when the node held every key (each
  * key of ours is deleted all the same, and its waiters told) */
 /* a release's message to the waiters of key k, channel c (as
@@ -197,6 +214,7 @@ const char rl_script_acquire_all_sha[] = "3b369d3d5cc43b58311daca1d777f73f955240
     "if type(s) == \"table\" and s[2] and s[2] > 0 then " RL_LUA_FAIR_WAKE(k, c, "nil") "if not fw then " RL_LUA_SHARD_TELL( \
         c) "end end "
 const char rl_script_release_all[] =
+    "if redis.replicate_commands then redis.replicate_commands() end "
     "if KEYS[2] then if redis.call(\"get\",KEYS[2]) ~= ARGV[3] then return 0 end redis.call(\"del\",KEYS[2]) end " RL_LUA_SPLIT
     "local id = ARGV[2] or \"\" local h = 0 "
     "for i = 1, #id do h = (h * 31 + string.byte(id, i)) % 65521 end local r = 0 "
@@ -204,7 +222,7 @@ const char rl_script_release_all[] =
     "local sp = string.match(ks[i], \"^(.*%zp)%d+$\") if sp then redis.call(\"del\",sp .. \"T\" .. ARGV[1]) end "
     "local c = \"redlock:released:\" .. (sp or ks[i]) " RL_LUA_TELL(
         "ks[i]", "c") "end end if r == #ks then return 1 end return 0";
-const char rl_script_release_all_sha[] = "f745c6c78ffce5961f69c6c7b00df46dc04aca1e";
+const char rl_script_release_all_sha[] = "4f2d32bde6dc0dd1e9f0f02fb0d13e3ace1fcee3";
 /* the extend script's arguments: 1 every key ours (each extended), -1 no
  * key at all (a restarted node: repairable), 0 else (ours extended all the same) */
 const char rl_script_extend_all[] =
@@ -258,7 +276,8 @@ const char rl_script_acquire_shared[] =
     "if v == tk and nc then dem[i] = true elseif v and v ~= \"\\0s\" then free = false break else "
     "redis.call(\"zremrangebyscore\",rk,\"-inf\",now) if redis.call(\"zscore\",rk,tk) then had[i] = true else "
     "local wk = k .. \"\\0w\" redis.call(\"zremrangebyscore\",wk,\"-inf\",now) "
-    "if redis.call(\"zcard\",wk) > 0 or redis.call(\"exists\",k .. \"\\0c\",k .. \"\\0q\") > 0 then free = false break end "
+    "if redis.call(\"zcard\",wk) > 0 or redis.call(\"exists\",k .. \"\\0c\") == 1 then free = false break end "
+    "local fk = k " RL_LUA_FAIR_PRUNE "if qn > 0 then free = false break end "
     "end end end "
     "local r = false if free then local any = false for i, k in ipairs(ks) do local rk = k .. \"\\0r\" local old = 0 "
     "if dem[i] then local pt = redis.call(\"pttl\",k) if pt > 0 then old = now + pt end end "
@@ -314,8 +333,8 @@ const char rl_script_held_shared[] = RL_LUA_SPLIT_S RL_LUA_NOW
 const char rl_script_shared_confirm[] = RL_LUA_SPLIT_S
     "for _, k in ipairs(ks) do local d = redis.call(\"get\",k .. \"\\0c\") "
     "if d and string.sub(d, 1, #ARGV[1] + 1) == ARGV[1] .. \":\" then redis.call(\"del\",k .. \"\\0c\") end end return 1";
-const char rl_script_acquire_shared_sha[] = "d93dadd2fb8faa53b902a4c02c48cfab7ae4889a";
-const char rl_script_release_shared_sha[] = "9441422c572a6355a90a50b64960d3a97ba3d7c9";
+const char rl_script_acquire_shared_sha[] = "7ee875561e4c01703890384490c89a44d95c73f5";
+const char rl_script_release_shared_sha[] = "eb3fb1852805d1810815efd97ce13ef9d19fa614";
 const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df75db";
 const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
 const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62bddd8";
@@ -1432,7 +1451,13 @@ static void acq_fair_leave(acq *a, const rl_ctx *c, const char *key, size_t keyl
 
 /* A fair attempt that has no ticket yet waits for a quorum of answers
  * (not only for the outcome: with an even n, n - q + 1 refusals decide
- * it), so that its ticket is a quorum's highest counter. */
+ * it), so that its ticket is a quorum's highest counter. Counters are
+ * believed as the fence's (rl_incr_believed): one node's counter far above
+ * the others' (9e18: damaged, hostile) would become every waiter's ticket
+ * and, raised to it, every node's counter, beyond what the scripts' numbers
+ * (doubles) hold exactly (2^53). Not believed, it counts for nothing: the
+ * ticket is the highest of a quorum of the others, which meets every
+ * earlier waiter's quorum all the same. */
 typedef struct fair_decide {
     rl_decide_fn inner;
     void *ud;
@@ -1443,30 +1468,23 @@ static int decide_fair(void *ud, const rl_result *res, int n)
 {
     const fair_decide *f = ud;
     if (!f->inner(f->ud, res, n)) return 0;
-    int ok = 0, ints = 0, pending = 0;
+    int ok = 0, pending = 0;
+    int64_t top;
     for (int i = 0; i < n; i++) {
         if (res[i].state == RL_PENDING)
             pending++;
-        else if (res[i].state == RL_ANSWERED && res[i].reply.type == RL_REPLY_INTEGER)
-            ints++;
         else if (res[i].state == RL_ANSWERED && is_ok_status(&res[i].reply, NULL))
             ok++;
     }
-    return ok >= f->q || ints >= f->q || pending == 0;
+    return ok >= f->q || rl_incr_believed(res, n, &top) >= f->q || pending == 0;
 }
 
 /* the ticket from a first fair attempt's answers: 1 when a quorum gave one */
 static int fair_ticket(acq *a, const rl_result *res, int n, int q)
 {
-    long long top = 0;
-    int ints = 0;
-    for (int i = 0; i < n; i++) {
-        if (res[i].state != RL_ANSWERED || res[i].reply.type != RL_REPLY_INTEGER) continue;
-        ints++;
-        if (res[i].reply.integer > top) top = res[i].reply.integer;
-    }
-    if (ints < q || top < 1) return 0;
-    a->fset.argvlen[a->fset.argc - 2] = fmt_int(a->ticket, sizeof(a->ticket), top);
+    int64_t top;
+    if (rl_incr_believed(res, n, &top) < q || top < 1) return 0;
+    a->fset.argvlen[a->fset.argc - 2] = fmt_int(a->ticket, sizeof(a->ticket), (long long)top);
     a->queued = 1;
     return 1;
 }

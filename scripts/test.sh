@@ -156,7 +156,7 @@ section "model checks of the fencing protocol, the semaphore rule, the fair queu
 make -s -C redlock_core model >"$log_dir/model.log" 2>&1; rc=$?
 sed -n '/^correct .*nodes:/,/^restart-any-raise .*5 nodes:/p' "$log_dir/model.log" | sed "s/^/    | /"
 grep -E '^(slots|counter|any-slot) +[0-9]+ counterexamples' "$log_dir/model.log" | sed "s/^/    | /"
-grep -E '^(quorum-max|no-raise|minority-ticket|local-ticket|drop-on-set) ' "$log_dir/model.log" | sed "s/^/    | /"
+grep -E '^(quorum-max|no-raise|minority-ticket|local-ticket|drop-on-set|outlier-short) ' "$log_dir/model.log" | sed "s/^/    | /"
 grep -E '^(core|late-extend|fresh|no-check|grace-1s) +([0-9]+ counterexamples|scripted)' "$log_dir/model.log" | sed "s/^/    | /"
 # (one "N passed, N failed" line per model: both count)
 mp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log_dir/model.log" | awk '{s += $1} END {print s + 0}')

@@ -13,10 +13,13 @@
  * (entry -> ticket, ordered by (ticket, id)) and the counter. A lock() call:
  *   ticket attempt  the node sets the key when its queue is empty and the key is
  *                   free (OK), else answers INCR counter; decided as decide_fair
- *                   (a quorum of OKs wins, or a quorum of integers, or all
- *                   answered); the nodes that did not refuse are released; with a
- *                   quorum of integers the ticket T is their highest (fair_ticket),
- *                   else the ticket attempt is made again later
+ *                   (a quorum of OKs wins, or a quorum of believed integers, or
+ *                   all answered); the nodes that did not refuse are released;
+ *                   with a quorum of believed integers the ticket T is their
+ *                   highest (fair_ticket), else the ticket attempt is made again
+ *                   later. Believed as the fence counter's (rl_fence.c
+ *                   rl_incr_believed): below 2^53, and not one node's answer
+ *                   more than 2^24 above every other one's
  *   attempt(T)      the node writes our entry (T), raises its counter to T, and sets
  *                   the key when our entry is first and the key is free; the entry
  *                   stays (a win on a minority keeps the place). A quorum of OKs
@@ -26,7 +29,13 @@
  *   give up         between two attempts: the leave to every node
  *   crash           the client sends nothing more; its entries and its key lapse on
  *                   each node later (the TTL: an action of its own), after its last
- *                   message there. A live waiter's entry never lapses (it renews).
+ *                   message there: each entry on its own (its deadline in k "\0qx"),
+ *                   and every script that reads the queue prunes it first, so a
+ *                   lapsed entry is gone for all, whatever the queue's keys' PX.
+ *                   A live waiter's entry never lapses (it renews).
+ *   damage          (half the runs, from the start) one node's counter is 2^30
+ *                   or 2^53 and more (a damaged or hostile node:
+ *                   tests/fair/counter_outlier.phpt sets 9e18)
  * A run: a random phase of 1..RANDOM_STEPS steps (the faults allowed in it chosen
  * per run: crashes, give-ups, timeouts; one connection in P_SLOW slow), then a calm
  * phase (no fault; a client retries once its requests are out) that must finish
@@ -35,7 +44,8 @@
  * Checked after every step: at most one holder (the RedLock quorum rule); FIFO: a
  * client B that wins while a live client A waits in a call it has not given up, an
  * attempt(T) of A's call having run on a quorum of nodes ("queued") before B's call
- * asked (its first ticket attempt), is a violation. At the end of the calm phase: a live
+ * asked (its first ticket attempt), is a violation; so is B taking a ticket that is
+ * not above A's then (the order that B's win would break later). At the end of the calm phase: a live
  * client whose call has not finished is a stuck queue.
  *
  * Variants:
@@ -51,6 +61,10 @@
  *   drop-on-set      a node that sets the key for a waiter removes its entry at
  *                    once: a win on a minority, released again, costs the waiter
  *                    its place there                             -- must be caught
+ *   outlier-short    the damaged node's answer is left out of T but counts for
+ *                    the quorum of integers: T from fewer than a quorum, which
+ *                    may miss every node of an earlier waiter's quorum
+ *                                                                -- must be caught
  *
  * Randomized with a fixed seed, bounded runs and steps: reproducible. Prints the
  * counterexamples per variant and configuration (one verdict each), the shortest of
@@ -84,10 +98,13 @@
 #define W_GIVEUP 1
 #define TRACE_W 100
 
-enum { V_QMAX, V_NORAISE, V_MINORITY, V_LOCAL, V_DROP, NVARIANTS };
-static const char *variant_name[NVARIANTS] = {"quorum-max", "no-raise", "minority-ticket", "local-ticket",
-                                              "drop-on-set"};
-static const int variant_broken[NVARIANTS] = {0, 1, 1, 1, 1};
+enum { V_QMAX, V_NORAISE, V_MINORITY, V_LOCAL, V_DROP, V_SHORT, NVARIANTS };
+static const char *variant_name[NVARIANTS] = {"quorum-max",  "no-raise",      "minority-ticket", "local-ticket",
+                                              "drop-on-set", "outlier-short"};
+static const int variant_broken[NVARIANTS] = {0, 1, 1, 1, 1, 1};
+/* the fence counter's outlier rule (rl_fence.c) */
+#define LIMIT (1L << 53)
+#define JUMP (1L << 24)
 
 enum { M_ASK, M_TRY, M_REL, M_LEAVE, M_OK, M_INT, M_NIL };
 typedef struct msg {
@@ -257,19 +274,60 @@ static void win(world *w, int k)
     }
 }
 
+/* outlier-short's T (the core takes it from rl_incr_believed through
+ * rl_fair_ticket): of client c's integer answers, those below LIMIT and not the
+ * one more than JUMP above every other; how many, their largest in *top */
+static int believed(const world *w, const client *c, long *top)
+{
+    int out = -1, answers = 0, k = 0;
+    long a1 = 0, a2 = 0;
+    for (int i = 0; i < w->n; i++) {
+        long v = c->val[i];
+        if (c->ans[i] != R_INT || v < 1 || v >= LIMIT) continue;
+        answers++;
+        if (out < 0 || v > a1) {
+            a2 = a1;
+            a1 = v;
+            out = i;
+        } else if (v > a2) {
+            a2 = v;
+        }
+    }
+    if (answers < 2 || a1 - a2 <= JUMP) out = -1;
+    *top = 0;
+    for (int i = 0; i < w->n; i++) {
+        if (i == out || c->ans[i] != R_INT || c->val[i] < 1 || c->val[i] >= LIMIT) continue;
+        k++;
+        if (c->val[i] > *top) *top = c->val[i];
+    }
+    return k;
+}
+
+/* FIFO, checked where it is decided: a ticket taken after a waiter's entry was on a
+ * quorum is above that waiter's ticket (HACKING.md "One order on all nodes"), or it
+ * goes before it on every node that holds both. (Not for local-ticket: its nodes
+ * ignore the ticket.) */
+static void ticket_order(world *w, int k)
+{
+    const client *b = &w->cl[k];
+    for (int j = 0; j < w->c && !w->violation && w->variant != V_LOCAL; j++) {
+        const client *a = &w->cl[j];
+        if (j == k || !waiting(a) || !a->ticket || a->queued_at < 0 || a->queued_at >= b->asked_at) continue;
+        if (b->ticket > a->ticket) continue;
+        w->violation = 2;
+        tr(w, "VIOLATION (FIFO): c%d's ticket %ld, not above c%d's %ld (queued at step %d, before c%d asked: step %d)", k,
+           b->ticket, j, a->ticket, a->queued_at, k, b->asked_at);
+    }
+}
+
 /* client k's decision on its answers so far; final: the pending ones count as failed */
 static void decide(world *w, int k, int final)
 {
     client *c = &w->cl[k];
-    int ok = 0, ints = 0, pend = 0;
-    long top = 0;
+    int ok = 0, ints = 0;
     for (int i = 0; i < w->n; i++) {
         ok += c->ans[i] == R_OK;
-        pend += c->ans[i] == R_PENDING;
-        if (c->ans[i] == R_INT) {
-            ints++;
-            if (c->val[i] > top) top = c->val[i];
-        }
+        ints += c->ans[i] == R_INT;
     }
     /* the core's: the answers as the acquire script's (OK, the counter, nil) */
     rl_result r[MAXN];
@@ -284,7 +342,11 @@ static void decide(world *w, int k, int final)
             memcpy(y->str, "OK", 2);
         }
     }
-    if (!final && !(c->state == C_ASK ? rl_fair_decided(r, w->n) : rl_decide_set(r, w->n))) return;
+    /* outlier-short (not the core's rule): decided on a quorum of integers, the
+     * outlier counted, T the highest of the believed ones */
+    long top = 0;
+    int shortq = w->variant == V_SHORT && c->state == C_ASK && ints >= w->q && believed(w, c, &top) > 0;
+    if (!final && !shortq && !(c->state == C_ASK ? rl_fair_decided(r, w->n) : rl_decide_set(r, w->n))) return;
     if (ok >= w->q) {
         win(w, k);
         return;
@@ -295,7 +357,10 @@ static void decide(world *w, int k, int final)
     uint64_t skip = rl_cleanup_skip(r, w->n);
     for (int i = 0; i < w->n; i++)
         if (!(skip >> i & 1)) push(&w->up[k][i], M_REL, c->seq, c->call, 0);
-    if (c->state == C_ASK && ints >= w->q) c->ticket = w->variant == V_MINORITY ? c->val[c->first_int] : rl_fair_ticket(r, w->n);
+    if (c->state == C_ASK && ints >= w->q) {
+        c->ticket = w->variant == V_MINORITY ? c->val[c->first_int] : w->variant == V_SHORT ? top : rl_fair_ticket(r, w->n);
+        if (c->ticket) ticket_order(w, k);
+    }
     tr(w, "c%d fails%s (%d OK, %d integers): ticket %ld", k, final ? " (timeout)" : "", ok, ints, c->ticket);
     c->state = C_BACK;
 }
@@ -466,6 +531,11 @@ static int one_run(world *w, int n, int nc, int variant, int tracing, int *len)
     for (int k = 0; k < nc; k++) {
         w->cl[k].ops_left = OPS;
         for (int i = 0; i < n; i++) w->slow[k][i] = below(P_SLOW) ? W_FAST : W_SLOW;
+    }
+    if (below(2)) {
+        int i = below(n);
+        w->counter[i] = (below(2) ? LIMIT : 1L << 30) + below(1000);
+        tr(w, "n%d's counter damaged: %ld", i, w->counter[i]);
     }
     act acts[MAXC * (3 * MAXN + 3)];
     int rsteps = 1 + below(RANDOM_STEPS);

@@ -1893,7 +1893,7 @@ static void test_net_basic(void)
     r = admin(0, 0, "SCRIPT LOAD %s", rl_script_extend);
     CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_extend_sha) == 0);
     if (r) freeReplyObject(r);
-    const char *lists[14][2] = {
+    const char *lists[15][2] = {
         {rl_script_acquire_all, rl_script_acquire_all_sha},
         {rl_script_release_all, rl_script_release_all_sha},
         {rl_script_extend_all, rl_script_extend_all_sha},
@@ -1907,8 +1907,9 @@ static void test_net_basic(void)
         {rl_script_held_shared, rl_script_held_shared_sha},
         {rl_script_shared_confirm, rl_script_shared_confirm_sha},
         {rl_script_fence_raise, rl_script_fence_raise_sha},
-        {rl_script_permit_find, rl_script_permit_find_sha}};
-    for (int k = 0; k < 14; k++) {
+        {rl_script_permit_find, rl_script_permit_find_sha},
+        {rl_script_fair_leave, rl_script_fair_leave_sha}};
+    for (int k = 0; k < 15; k++) {
         r = admin(0, 0, "SCRIPT LOAD %s", lists[k][0]);
         CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, lists[k][1]) == 0);
         if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, lists[k][1]) != 0))

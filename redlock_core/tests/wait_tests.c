@@ -495,6 +495,50 @@ static void test_scripts_publish_on_the_channel(void)
     CHECK_EQ(strlen(rl_script_acquire_sha), 40);
 }
 
+/* A fair waiter's first attempt answers the nodes' queue counters; the key
+ * stays held. One node's counter far above the others' (2^53 and more, or
+ * more than 2^24 above every other answer: the fence's rule, rl_fence.c) is
+ * not believed: the ticket is the highest of a quorum of the others, which
+ * the fan-out waits for, and the wait ends in a conflict, not a failure. */
+static long long g_ints[RL_MAX_NODES];
+static int g_asks;
+static void hook_fair_counters(fake *f, const rl_cmd *cmd, int callno)
+{
+    (void)callno;
+    if (fake_classify(cmd) != 'A') return;
+    for (int i = 0; i < f->n; i++) {
+        f->set[i].kind = g_asks == 0 ? FO_INT : FO_NIL;
+        f->set[i].v = g_ints[i];
+    }
+    g_asks++;
+}
+
+static void test_fair_ticket_outlier(void)
+{
+    const long long outliers[] = {9000000000000000001LL, (1LL << 53), (1LL << 40), (1LL << 24) + 6};
+    for (int k = 0; k < 4; k++) {
+        rl_lock_info info;
+        setup(5);
+        F.hook = hook_fair_counters;
+        g_asks = 0;
+        long long ints[5] = {outliers[k], 5, 6, 7, 8};
+        memcpy(g_ints, ints, sizeof(ints));
+        rl_opts o = wait_opts(1000);
+        o.fair = 1;
+        CHECK_EQ(rl_acquire(&F.ctx, "k", 1, 1000, &o, &info, NULL), RL_CONFLICT);
+        REQUIRE(F.ncalls >= 3 && F.calls[0].kind == 'A');
+        /* the first attempt: decided once 3 believed answers came (node 0's is not one) */
+        CHECK_EQ(F.calls[0].decide_calls, k < 3 ? 4 : 3);
+        int later = -1;
+        for (int i = 1; i < F.ncalls && later < 0; i++)
+            if (F.calls[i].kind == 'A') later = i;
+        REQUIRE(later > 0);
+        /* ARGV[8], the ticket: 5, 6, 7's highest (a 2^24 + 6 is believed: not 2^24 above 8) */
+        CHECK_EQ(F.calls[later].argc, 13);
+        CHECK_STR(F.calls[later].argv[11], k < 3 ? "7" : "16777222");
+    }
+}
+
 static const test_case tests[] = {
     {"wait:no_wait_does_not_subscribe", test_no_wait_does_not_subscribe},
     {"wait:wake_off_does_not_subscribe", test_wake_off_does_not_subscribe},
@@ -510,6 +554,7 @@ static const test_case tests[] = {
     {"wait:push_message_parsed", test_push_message_parsed},
     {"wait:push_odd_shapes", test_push_odd_shapes},
     {"wait:scripts_publish_on_the_channel", test_scripts_publish_on_the_channel},
+    {"wait:fair_ticket_outlier", test_fair_ticket_outlier},
 };
 
 int main(int argc, char **argv)
