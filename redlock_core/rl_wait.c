@@ -104,7 +104,19 @@ static void on_push(void *ud, rl_conn *c)
          * (random per release, rl_script_release): another release by the
          * same owner, with the same token, is a new one. */
         if (p->id == s->last_release) {
+            /* Reported from fewer than a quorum (the grace ran out: the
+             * other nodes' servers slow to run the release), the attempt it
+             * sent may have failed on the nodes that had not run it yet.
+             * The message that completes a quorum is news once more: the
+             * key is free on a quorum now (else the wait slept to its retry
+             * timer). Reported once: messages past a quorum are not. */
+            int q = rl_quorum(s->net.n), had = __builtin_popcountll(s->last_seen);
             s->last_seen |= (uint64_t)1 << i;
+            if (had < q && __builtin_popcountll(s->last_seen) >= q) {
+                s->ev.kind = RL_WAKE_RELEASED;
+                s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
+                s->ev.cleanup = s->counting_cleanup;
+            }
             return;
         }
         if (p->id != s->counting) {

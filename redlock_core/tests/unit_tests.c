@@ -3412,6 +3412,43 @@ static void test_net_wake_acquired_then_released(void)
     for (int i = 0; i < 3; i++) rl_conn_free(subs[i]);
 }
 
+/* A release that one node announced alone for RL_WAKE_GRACE_US (the other
+ * nodes' servers slow to run it: a loaded machine) is reported from that
+ * node's word, and the attempt it sends fails on the nodes that have not run
+ * the release yet. Their messages, when they come, complete a quorum for
+ * the first time: that is news, and must wake the waiter again (ignored as
+ * the release already reported, the waiter slept to its retry timer:
+ * tests/fair/release_wakes.phpt woke 4011 ms after the release under load). */
+static void test_net_wake_late_quorum(void)
+{
+    NET_REQUIRE_NODES();
+    rl_conn *subs[3];
+    rl_subs s;
+    rl_waiter w;
+    REQUIRE(subs_open(subs, 3, 500) == 0);
+    rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
+    REQUIRE(w.subscribe(w.ctx, "wakelate:k", 10, 0, NULL) == 0);
+    w.ready(w.ctx, mono_us() + 2000000);
+    rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s);
+    REQUIRE(subs_idle(&s));
+    static const char chan[] = RL_WAKE_CHANNEL "wakelate:k\0"
+                                               "0";
+    rl_wake ev;
+    CHECK(admin_int(0, 0, "PUBLISH %b %s", chan, sizeof(chan) - 1, "1 fedcba9876543210") == 1);
+    CHECK_EQ(w.wait(w.ctx, mono_us() + 1000000, &ev), RL_WAKE_RELEASED); /* node 0 alone, after the grace */
+    for (int i = 1; i < 3; i++)
+        CHECK(admin_int(i, 0, "PUBLISH %b %s", chan, sizeof(chan) - 1, "1 fedcba9876543210") == 1);
+    uint64_t t0 = mono_us();
+    int kind = w.wait(w.ctx, t0 + 1000000, &ev);
+    if (kind != RL_WAKE_RELEASED)
+        check_failf(__FILE__, __LINE__, "the quorum completed late was not reported (event %d after %llu us)", kind,
+                    (unsigned long long)(mono_us() - t0));
+    /* and once: the third node's message is old news */
+    CHECK_EQ(w.wait(w.ctx, mono_us() + 50000, &ev), RL_WAKE_TIMER);
+    w.unsubscribe(w.ctx);
+    for (int i = 0; i < 3; i++) rl_conn_free(subs[i]);
+}
+
 /* poll() failing inside a call: the replies it did not read are dropped
  * when they come, never taken for the next command's. */
 static int poll_fail_once;
@@ -3799,6 +3836,7 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_release_not_dropped", test_net_release_not_dropped}, {"net_poll_error", test_net_poll_error},       \
         {"net_owed_releases_bounded", test_net_owed_releases_bounded},                                            \
         {"net_subscribe_not_queued", test_net_subscribe_not_queued},                                              \
+        {"net_wake_late_quorum", test_net_wake_late_quorum},                                                      \
         {"net_wake_acquired_then_released", test_net_wake_acquired_then_released},                                \
         {"net_abandon_replays_release", test_net_abandon_replays_release},                                        \
         {"net_failed_attempt_no_wait", test_net_failed_attempt_no_wait},                                          \
