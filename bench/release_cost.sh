@@ -39,7 +39,7 @@ OLD_SCRIPT='if redis.call(\\"get\\",KEYS[1]) == ARGV[1] then return redis.call(\
     $s = preg_replace("/const char rl_script_release\\[\\] =.*?;\\n/s", "const char rl_script_release[] = \"" . $argv[2] . "\";\n", $s, 1, $n1);
     $s = preg_replace("/rl_script_release_sha\\[\\] = \"[0-9a-f]{40}\"/", "rl_script_release_sha[] = \"b70c2384248f88e6b75b9f89241a180f856ad852\"", $s, 1, $n2);
     if ($n1 != 1 || $n2 != 1) { fwrite(STDERR, "cannot patch the release script\n"); exit(1); }
-    file_put_contents($f, $s);' "$RUN/old/redlock_core/rl_lock.c" "$OLD_SCRIPT" || exit 1
+    file_put_contents($f, $s);' "$RUN/old/redlock_core/rl_scripts.c" "$OLD_SCRIPT" || exit 1
 for v in new old; do
     (cd "$RUN/$v" && bash scripts/build.sh) >"$RUN/build-$v.log" 2>&1 || { echo "release_cost: $v build failed (see $RUN/build-$v.log)" >&2; tail -5 "$RUN/build-$v.log" >&2; exit 1; }
 done

@@ -4,19 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Phase 2 on one node: raise the counter to ARGV[1] if it is lower; answer
- * the counter as it is afterwards (>= ARGV[1] means "confirmed"). SET keeps
- * the key without expiry: the counter must never expire. Lua numbers are
- * doubles, exact below 2^53: beyond that the node refuses (an error reply, a
- * node failure) rather than confirm a fence it cannot compare. */
-const char rl_script_fence_raise[] =
-    "local m = tonumber(ARGV[1]) local v = tonumber(redis.call(\"get\",KEYS[1]) or \"0\") "
-    "if v == nil or m == nil then return redis.error_reply(\"fence counter is not an integer\") end "
-    "if v >= 9007199254740992 or m >= 9007199254740992 then "
-    "return redis.error_reply(\"fence counter out of range (2^53)\") end "
-    "if v < m then redis.call(\"set\",KEYS[1],ARGV[1]) return m end return v";
-const char rl_script_fence_raise_sha[] = "7cd269a3848b89013e8475f101fe6b6822d826f2";
-
 /* a node confirms a phase with an integer >= floor (INCR: >= 1; raise: >= M) */
 static int is_at_least(const rl_reply *r, const void *floor)
 {
