@@ -21,7 +21,7 @@ extern zend_module_entry redlock_module_entry;
  *          STRING  min ... max bytes, no NUL
  *          TLS     an array of TLS settings (REDLOCK_TLS_SETTINGS below);
  *                  no INI entry, no global
- *          LOST    'throw', a callable or null (API.md "Lock lost"); its INI
+ *          LOST    'throw', a callable or null (docs/api.md "Lock lost"); its INI
  *                  entry takes "throw" or "" only (a callable has no INI form)
  *   where  CALL    constructor and per call (lock(), synchronized())
  *          CTOR    constructor only (a \ValueError per call)
@@ -51,7 +51,7 @@ extern zend_module_entry redlock_module_entry;
     X(tls,             TLS,    CTOR, NULL,   0, 0)
 
 /* Every TLS setting, once: the keys of the "tls" option and of a node's "tls"
- * array, named as PHP's ssl stream-context options (API.md "TLS"). A node's
+ * array, named as PHP's ssl stream-context options (docs/api.md "TLS"). A node's
  * array overrides the option setting by setting (redlock_options.c,
  * redlock_nodes.c).  X(name, type, rl_tls_conf field)
  *   FILE    a readable file (kept as an absolute path), or null for none
@@ -101,7 +101,7 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     HashTable distinct;
     /* process counters for stats() */
     zend_long acquired, conflicts, quorum_failures, released, extended;
-    zend_long attempts, wakeups; /* acquisition attempts sent, waits a release ended (API.md "Fair waiting") */
+    zend_long attempts, wakeups; /* acquisition attempts sent, waits a release ended (docs/api.md "Fair waiting") */
     /* per request: locks to release at request end; id -> php_redlock_held* */
     HashTable held;
     /* per request: the watchdog's handles of the auto_extend locks acquired

@@ -189,7 +189,7 @@ typedef struct php_redlock_pooled {
     char name[128];
     char *ident; /* its key in the pool (pool_identity(): no secret in it) */
     php_redlock_mseen mseen; /* command connections: what the metrics table has of it */
-    /* as a group judged it at its last call (API.md "Restarted nodes"):
+    /* as a group judged it at its last call (docs/api.md "Restarted nodes"):
      * out of the quorum until nv_until_us, restarted at nv_since_us (0: votes) */
     uint64_t nv_until_us, nv_since_us;
     bool nv_clock; /* the reason: a clock step (since: the step), not a restart */
@@ -243,7 +243,7 @@ typedef struct php_redlock_group {
     rl_conn *subs[RL_MAX_NODES];
     rl_subs waiting;
     rl_waiter waiter;
-    /* restart_grace != 0 (API.md "Restarted nodes"): what this node list and
+    /* restart_grace != 0 (docs/api.md "Restarted nodes"): what this node list and
      * prefix judged of its nodes' restarts; ctx.rs points here */
     rl_restart rs;
     char maxttl_key[REDLOCK_MAX_PREFIX + RL_MAXTTL_SUFFIX_LEN];

@@ -85,7 +85,7 @@ static zend_string *make_key(php_redlock_group *g, zend_string *resource)
                                ZSTR_LEN(resource));
 }
 
-/* A read lock's key (API.md "Read locks", rl.h rl_key_is_shared): the key
+/* A read lock's key (docs/api.md "Read locks", rl.h rl_key_is_shared): the key
  * list with an empty first entry; key (a key or a list) is released. */
 static zend_string *shared_key(zend_string *key)
 {
@@ -166,7 +166,7 @@ PHP_METHOD(RedLock, __construct)
     ZVAL_COPY_VALUE(&o->on_lost, &g->opts.on_lost);
     ZVAL_UNDEF(&g->opts.on_lost);
     if (g->opts.restart_grace != 0) {
-        /* API.md "Restarted nodes": the longest TTL, kept per prefix on the nodes */
+        /* docs/api.md "Restarted nodes": the longest TTL, kept per prefix on the nodes */
         size_t pl = ZSTR_LEN(g->opts.prefix);
         memcpy(g->maxttl_key, ZSTR_VAL(g->opts.prefix), pl);
         memcpy(g->maxttl_key + pl, RL_MAXTTL_SUFFIX, RL_MAXTTL_SUFFIX_LEN);
@@ -178,7 +178,7 @@ PHP_METHOD(RedLock, __construct)
     o->g = g;
 }
 
-/* lockAll()'s resources (API.md "Several resources"): 1 to 64 distinct
+/* lockAll()'s resources (docs/api.md "Several resources"): 1 to 64 distinct
  * strings, each as lock()'s $resource. Their keys' list (rl.h rl_key_is_list)
  * is what the core takes for them all; NULL when it threw. */
 static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_t argn, const char *what)
@@ -266,7 +266,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
     }
 
     if (o.fair && (resources || limit > 0 || (key && rl_key_is_shared(ZSTR_VAL(key), ZSTR_LEN(key))))) {
-        /* (API.md "Fair waiting": one exclusive resource; a default from
+        /* (docs/api.md "Fair waiting": one exclusive resource; a default from
          * the constructor or INI applies where it can, the call's own asks) */
         zval *f = options ? zend_hash_str_find(options, "fair", sizeof("fair") - 1) : NULL;
         if (f && zend_is_true(f)) {
@@ -288,7 +288,7 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
         .wake_on_release = o.wake_on_release,
         .fair = o.fair,
     };
-    /* a caller-chosen token (API.md "Restore"): checked by the option's limits */
+    /* a caller-chosen token (docs/api.md "Restore"): checked by the option's limits */
     if (ZSTR_LEN(o.token) > 0) {
         ro.token = ZSTR_VAL(o.token);
         ro.token_len = ZSTR_LEN(o.token);
@@ -613,7 +613,7 @@ PHP_METHOD(RedLock, restore)
         zend_argument_value_error(2, "must not contain NUL bytes");
         RETURN_THROWS();
     }
-    /* API.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive,
+    /* docs/api.md "Restore": 'resources' for a lockAll() lock; 'mode' exclusive,
      * shared, or permit with 'limit' (and 'weight'): a permit's slots are
      * known only to the nodes, so that one restore asks them */
     bool shared = false, permit = false;
@@ -655,7 +655,7 @@ PHP_METHOD(RedLock, restore)
         } ZEND_HASH_FOREACH_END();
     }
     if (permit || limit || weight) {
-        /* a permit (API.md "Restore", "Semaphores"): its slots are asked of the nodes */
+        /* a permit (docs/api.md "Restore", "Semaphores"): its slots are asked of the nodes */
         if (!permit) {
             zend_argument_value_error(3, "\"limit\" and \"weight\" go with 'mode' => 'permit'");
             RETURN_THROWS();
@@ -811,7 +811,7 @@ static void agg_pooled(php_redlock_pooled *p, void *ctx)
     a->st.errors += st->errors;
     a->st.timeouts += st->timeouts;
     a->st.skipped += st->skipped;
-    /* API.md "Restarted nodes": out of the quorum as its last call judged, or no INFO */
+    /* docs/api.md "Restarted nodes": out of the quorum as its last call judged, or no INFO */
     rl_ident id;
     rl_conn_ident(p->conn, &id);
     if ((p->nv_until_us > x->now || p->nv_need) && (!a->nv_until_us || p->nv_until_us > a->nv_until_us)) {

@@ -1,4 +1,4 @@
-/* redlock_lost.c -- on_lost: the holder's PHP code hears at once that its lock is gone (API.md "Lock lost").
+/* redlock_lost.c -- on_lost: the holder's PHP code hears at once that its lock is gone (docs/api.md "Lock lost").
  *
  * The watchdog thread (redlock_core/rl_watchdog.c) finds the loss: a failed
  * extension, or the validity's end (a deadline-only watch for a lock without

@@ -147,7 +147,7 @@ static zend_string *distinct_id(const rl_node_conf *conf, int n)
  * 6379: a lookup per node and construction, in each FPM request). A worker
  * remembers a set it found distinct for RL_DISTINCT_MS, at most
  * RL_DISTINCT_MAX sets; at run time each connection's run_id still tells
- * one server behind two names (API.md "Nodes"). */
+ * one server behind two names (docs/api.md "Nodes"). */
 #define RL_DISTINCT_MS 60000u
 #define RL_DISTINCT_MAX 256u
 

@@ -169,7 +169,7 @@ static zend_result opt_set(const php_redlock_opt_def *d, void *field, zval *v, u
         return SUCCESS;
     }
     case REDLOCK_GRACE:
-        /* API.md "Restarted nodes": ms (0: off), or 'auto' */
+        /* docs/api.md "Restarted nodes": ms (0: off), or 'auto' */
         if (Z_TYPE_P(v) == IS_STRING && zend_string_equals_literal(Z_STR_P(v), "auto")) {
             *(zend_long *)field = RL_GRACE_AUTO;
             return SUCCESS;

@@ -25,12 +25,12 @@ extern "C" {
  * is prefix . resource, neither holds a NUL, and a resource is never empty):
  * "\0" then, for each key, its length in 2 bytes (big-endian) and its bytes.
  * Every call of the lock API then acts on all its keys at once, all or none
- * on each node (API.md "Several resources"). rl_list_next() walks it: 1
+ * on each node (docs/api.md "Several resources"). rl_list_next() walks it: 1
  * with *k, *kl the next key from *pos (start at 1), 0 at the end. */
 #define RL_MAX_LIST 64
 #define RL_LIST_KEY_MAX 65535
 int rl_key_is_list(const char *key, size_t keylen);
-/* A read lock (API.md "Read locks") is a key list whose first entry is
+/* A read lock (docs/api.md "Read locks") is a key list whose first entry is
  * empty ("\0" "\0\0" then the keys): its scripts are the readers' (rl_lock.c
  * rl_script_acquire_shared); rl_list_next() skips the empty entry. */
 int rl_key_is_shared(const char *key, size_t keylen);
@@ -86,7 +86,7 @@ uint64_t rl_fork_generation(void);
  *   SECRET  the same, wiped before it is freed; shown only as a keyed hash
  *   INT     an int
  *   TLS     the node's rl_tls_conf
- * TLS settings are named as PHP's ssl stream-context options (API.md "TLS");
+ * TLS settings are named as PHP's ssl stream-context options (docs/api.md "TLS");
  * verification is on unless switched off: a zeroed conf is the safe one.
  * The extension's REDLOCK_TLS_SETTINGS (php_redlock.h) names each TLS field
  * for PHP; its build fails when a field here has no entry there. */
@@ -224,7 +224,7 @@ typedef struct rl_reply {
 
 /* What the connection learnt of its server at connect (INFO server and INFO
  * persistence, pipelined ahead of the first command): restart-safe quorum,
- * API.md "Restarted nodes". */
+ * docs/api.md "Restarted nodes". */
 typedef struct rl_ident {
     uint64_t up_since_us;    /* the server's start on our monotonic clock (the latest it can be); 0 unknown */
     uint32_t inc;            /* incarnation: bumped each time the connection meets another run_id */
@@ -249,7 +249,7 @@ typedef struct rl_result {
     rl_ident id; /* of the server that answered (RL_ANSWERED) */
     /* set by the lock logic: > 0, this node answered but does not count
      * toward the quorum for that many ms more (it restarted without its
-     * data, API.md "Restarted nodes"); up_ms: how long it has been up */
+     * data, docs/api.md "Restarted nodes"); up_ms: how long it has been up */
     int64_t novote_ms, up_ms;
     int novote_clock; /* the reason is a clock step (up_ms: since the step), not a restart */
     /* > 0: past its grace, it waits for that many more voting nodes'
@@ -314,12 +314,12 @@ typedef struct rl_opts {
     /* with wait_ms and a waiter in the ctx: sleep until a release is announced
      * (or the retry timer runs out) instead of sleeping the whole delay */
     int wake_on_release;
-    /* with wait_ms, one key, not shared (API.md "Fair waiting"): queue in
+    /* with wait_ms, one key, not shared (docs/api.md "Fair waiting"): queue in
      * ticket order (rl_script_acquire ARGV[7..9]) and be woken alone */
     int fair;
 } rl_opts;
 
-/* ---- waiting for a release (API.md "Waiting"): injected like the clock ----
+/* ---- waiting for a release (docs/api.md "Waiting"): injected like the clock ----
  * Waiters subscribe on every node to RL_WAKE_CHANNEL . key (it counts them),
  * to one of RL_WAKE_SHARDS group channels, RL_WAKE_CHANNEL . key . "\0" . g,
  * and to one of that group's RL_WAKE_SUBS shard channels, the group's name .
@@ -391,7 +391,7 @@ typedef struct rl_waiter {
     void *ctx;
 } rl_waiter;
 
-/* ---- restart-safe quorum (API.md "Restarted nodes"): per node list and prefix ----
+/* ---- restart-safe quorum (docs/api.md "Restarted nodes"): per node list and prefix ----
  * A node whose server restarted without its data (AOF off) has forgotten
  * the locks it held: it answers, its SETs and releases are sent, but it does
  * not count toward the quorum until it has been up for the grace. See

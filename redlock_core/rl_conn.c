@@ -77,7 +77,7 @@ void rlc_ident_done(rl_conn *c, uint64_t now)
     (void)now;
     if (c->info_refused || !in->run_id[0] || in->uptime_s < 0) {
         /* an ACL without INFO (or not Redis as we know it): the node votes
-         * unchecked (API.md: stats() says "restart check: no INFO") */
+         * unchecked (docs/api.md: stats() says "restart check: no INFO") */
         id->known = 0;
         id->no_info = 1;
         return;
@@ -899,13 +899,13 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
     }
     if (c->sub) return 0; /* a subscriber runs no script and counts no vote */
     if (ident) {
-        /* API.md "Nodes": one server must not count twice toward the quorum
+        /* docs/api.md "Nodes": one server must not count twice toward the quorum
          * (a name and its address, TCP and the unix socket of one server);
          * its run_id tells, before any of our replies from it is counted */
         const char *argv[2] = {"INFO", "server"};
         size_t lens[2] = {4, 6};
         if (rlc_append_cmd(c, 2, argv, lens, EXP_IDENT, RL_OP_OTHER, 0, now)) return -1;
-        /* API.md "Restarted nodes": run_id and uptime above, aof_enabled
+        /* docs/api.md "Restarted nodes": run_id and uptime above, aof_enabled
          * here; two commands, not "INFO server persistence" (a server before
          * 7.0 takes one section per INFO) */
         const char *argv2[2] = {"INFO", "persistence"};
@@ -1622,7 +1622,7 @@ static int on_reply(rl_fan *f, int i, uint64_t now)
         f->ident_seen = 1;
         return 0;
     case EXP_TIME:
-        /* the clock-step check (API.md "Restarted nodes"): refused (an ACL) or odd, no sample */
+        /* the clock-step check (docs/api.md "Restarted nodes"): refused (an ACL) or odd, no sample */
         if (rp->type == RL_REPLY_ARRAY && rp->integer == 2 && c->ntime[0] > 0 && c->ntime[1] >= 0 &&
             c->ntime[1] < 1000000)
             rlc_clock_sample(c, (int64_t)c->ntime[0] * 1000000 + c->ntime[1], e.sent_us, now);

@@ -64,7 +64,7 @@ struct rl_conn {
     int sock_timedout;       /* the kernel gave up (ETIMEDOUT): treat as rlc_abandon */
     char run_id[41];         /* the server's, learnt at connect ("" unknown) */
     int ident_pending;       /* INFO replies of the identity still due */
-    /* restart-safe quorum (API.md "Restarted nodes"): the INFO answers being
+    /* restart-safe quorum (docs/api.md "Restarted nodes"): the INFO answers being
      * read, when the first came, the run_id last known (kept across
      * reconnects: a new one is a restart) and what it says of the server */
     rl_info ninfo;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* API.md "Nodes": the first call that connects two entries of one server
+/* docs/api.md "Nodes": the first call that connects two entries of one server
  * throws before any lock is granted, so a call waits for the run_id of every
  * connection it opened itself (it comes just before that node's answer:
  * no wait in the normal case). A connection left from an earlier call whose
@@ -197,7 +197,7 @@ int rl_net_fanout(void *ctx, const rl_cmd *cmd, rl_result *res, int n, rl_decide
         }
     }
     fan_end(&f, now);
-    /* API.md "stats()": every node whose deadline had passed when the call
+    /* docs/api.md "stats()": every node whose deadline had passed when the call
      * was decided counts its timeout, also one the deciding pass did not
      * reach (decided by another node's timeout at the same instant) */
     for (int i = 0; i < n && !cmd->nowait; i++)

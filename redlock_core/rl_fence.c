@@ -1,4 +1,4 @@
-/* rl_fence.c -- fencing tokens: the two quorum phases run after a quorum SET (API.md "Fencing tokens"). */
+/* rl_fence.c -- fencing tokens: the two quorum phases run after a quorum SET (docs/api.md "Fencing tokens"). */
 #include "rl_internal.h"
 
 #include <stdio.h>
@@ -90,7 +90,7 @@ int rl_incr_believed(const rl_result *res, int n, int64_t *top)
     return k;
 }
 
-/* API.md "Restarted nodes": a node that restarted without its data has a
+/* docs/api.md "Restarted nodes": a node that restarted without its data has a
  * counter that started again from 0, so a quorum of INCR answers counting
  * it may miss every node that holds the last fence handed out. It counts
  * for a fence only once phase 2 raised its counter to a quorum's (rs->fence_inc). */

@@ -23,7 +23,7 @@ extern const char rl_script_acquire[];
 extern const char rl_script_acquire_sha[];
 extern const char rl_script_extend[];
 extern const char rl_script_extend_sha[];
-/* their key-list variants (API.md "Several resources"), and isHeld()'s */
+/* their key-list variants (docs/api.md "Several resources"), and isHeld()'s */
 extern const char rl_script_acquire_all[], rl_script_acquire_all_sha[];
 extern const char rl_script_release_all[], rl_script_release_all_sha[];
 extern const char rl_script_extend_all[], rl_script_extend_all_sha[];

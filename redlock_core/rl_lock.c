@@ -54,7 +54,7 @@ int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us)
     return (int64_t)((info->valid_until_us - now_us) / 1000);
 }
 
-/* ---- restart-safe quorum (API.md "Restarted nodes"; the reasoning: HACKING.md) ---- */
+/* ---- restart-safe quorum (docs/api.md "Restarted nodes"; the reasoning: HACKING.md) ---- */
 /* uptime_in_seconds is the difference of two whole wall-clock seconds: up to
  * 1 s off either way. A key must be older than our estimate of the uptime by
  * this much to prove the node younger than the cluster's state, so that a
@@ -464,7 +464,7 @@ static int decide_votes(void *ud, const rl_result *res, int n)
     return t.ok >= q || t.ok + t.pending < q;
 }
 
-/* nodes that set the key but do not count (restarted, API.md "Restarted nodes") */
+/* nodes that set the key but do not count (restarted, docs/api.md "Restarted nodes") */
 static int novote(const rl_result *res, int n)
 {
     int k = 0;
@@ -498,7 +498,7 @@ static int decide_answered(void *ud, const rl_result *res, int n)
     return rl_quorum_decided(res, n, is_answer, NULL);
 }
 
-/* API.md "Nodes": two nodes found to be one server void the call */
+/* docs/api.md "Nodes": two nodes found to be one server void the call */
 static int same_server(const rl_result *res, int n)
 {
     for (int i = 0; i < n; i++)
@@ -677,7 +677,7 @@ static uint64_t retry_pause_us(const rl_ctx *c, const rl_opts *o)
     return us;
 }
 
-/* Thundering herd (API.md "Waiting"). A release reaches every waiter at
+/* Thundering herd (docs/api.md "Waiting"). A release reaches every waiter at
  * once: woken together, their SETs could split the nodes' votes so that
  * nobody gets a quorum, and on a small machine the wake-ups alone delay
  * the handoff. So waiters space themselves out, over a time proportional to
@@ -772,7 +772,7 @@ typedef struct acq {
     int writer, wrote;
     rl_cmd wset, wann, wrem;
     char wms[24], wkey[RL_MAX_KEY + 2];
-    /* fair (API.md "Fair waiting"): every attempt is fset (the writer's, and
+    /* fair (docs/api.md "Fair waiting"): every attempt is fset (the writer's, and
      * ARGV[7..9]: fid, the ticket, ttlbuf as the entry's life); ticket "0"
      * until a quorum answered the first failed attempt with its counter;
      * queued: since then (the entry may be on the nodes); leave takes it out */
@@ -781,7 +781,7 @@ typedef struct acq {
     char fid[RL_FAIR_ID_LEN + 1], ticket[24];
 } acq;
 
-/* step 1, the token: the caller's (API.md "Restore": the caller vouches for
+/* step 1, the token: the caller's (docs/api.md "Restore": the caller vouches for
  * it), else a random one */
 static int acq_token(const rl_ctx *c, const rl_opts *o, rl_lock_info *info)
 {
@@ -799,7 +799,7 @@ static int acq_token(const rl_ctx *c, const rl_opts *o, rl_lock_info *info)
 
 /* step 2, the commands: the SET and the release of a failed attempt.
  * A caller-chosen token may hold the key already: an earlier lock() with
- * it, here or in another process (API.md: a second lock() is a conflict).
+ * it, here or in another process (docs/api.md: a second lock() is a conflict).
  * A node whose SET timed out then looks the same whether this attempt set
  * the key or the earlier lock holds it, and a token-checked cleanup there
  * would delete the earlier lock: two holders. So such an attempt is a
@@ -865,7 +865,7 @@ static int acq_commands(acq *a, const rl_ctx *c, const char *key, size_t keylen,
     return 0;
 }
 
-/* step 3, subscribing (API.md "Waiting"): before the first attempt; its
+/* step 3, subscribing (docs/api.md "Waiting"): before the first attempt; its
  * SUBSCRIBE is not awaited (an uncontended lock costs no extra round trip),
  * so when that attempt fails, the subscription is confirmed and one more
  * attempt made at once (acq_next): a release cannot slip in unseen between
@@ -897,7 +897,7 @@ static const rl_waiter *acq_subscribe(acq *a, const rl_ctx *c, const rl_opts *o,
     return w;
 }
 
-/* step 3b (API.md "Read locks": no writer starvation), a waiting exclusive
+/* step 3b (docs/api.md "Read locks": no writer starvation), a waiting exclusive
  * lock() of one key: its later attempts are the acquire script with ARGV[6],
  * the time its entry among the waiting writers lasts unless renewed: two
  * retry pauses and a round trip's margin (a writer that dies leaves by
@@ -1003,7 +1003,7 @@ static int acq_next(const rl_ctx *c, const rl_opts *o, const rl_waiter *w, int a
     return 0;
 }
 
-/* step 3c, fair waiting (API.md "Fair waiting"; why it cannot deadlock:
+/* step 3c, fair waiting (docs/api.md "Fair waiting"; why it cannot deadlock:
  * HACKING.md "Fair waiting"). A waiting exclusive lock() of one key with
  * fair: every attempt is the acquire script with the queue's arguments.
  * The first one that cannot take the key answers, on each node, that
@@ -1615,7 +1615,7 @@ static void no_validity(rl_lock_info *info)
     info->validity_ms = 0;
 }
 
-/* API.md "Restarted nodes": a node that restarted without its data after
+/* docs/api.md "Restarted nodes": a node that restarted without its data after
  * the lock was last confirmed (acquired or extended) answers the extend with
  * -1, no key: it gets our key back, SET NX (never over another owner's key),
  * and its OK then counts for this extend like the nodes that extended it: it
@@ -1842,7 +1842,7 @@ static int names_slots(const rl_reply *r, const void *ud)
     return r->type == RL_REPLY_STRING;
 }
 
-/* restore() of a permit (API.md "Restore"): which slots hold our token on a
+/* restore() of a permit (docs/api.md "Restore"): which slots hold our token on a
  * quorum of the same nodes (HACKING.md "Semaphores": a permit is the slots
  * one quorum holds together). Every node is asked (not decided at the
  * quorum: a rare call, and a slot held on a quorum is then certain to be

@@ -4,7 +4,7 @@
 
 /* The token-checked scripts of the spec: delete, or extend, only while the key holds our token.
  * rl_conn.c loads them at connect (SCRIPT LOAD) and retries a NOSCRIPT as EVAL.
- * A release also tells the waiters (API.md "Waiting", rl.h RL_WAKE_*): only
+ * A release also tells the waiters (docs/api.md "Waiting", rl.h RL_WAKE_*): only
  * when the key's channel has subscribers (else one PUBSUB NUMSUB is all it
  * costs), on one shard with subscribers, chosen from the release's id (ARGV[2],
  * random per release, the same on every node) so that every node picks the
@@ -38,7 +38,7 @@
     "tonumber(qt[1]) * 1000 + math.floor(tonumber(qt[2]) / 1000)) for i = 1, #dq, 1000 do "       \
     "local j = math.min(i + 999, #dq) redis.call(\"zrem\",fk .. \"\\0q\",unpack(dq, i, j)) "      \
     "redis.call(\"zrem\",qx,unpack(dq, i, j)) end qn = redis.call(\"zcard\",fk .. \"\\0q\") end "
-/* Fair waiting (API.md "Fair waiting"): where fair waiters queue on key k (ZSET
+/* Fair waiting (docs/api.md "Fair waiting"): where fair waiters queue on key k (ZSET
  * k "\0q", see rl_script_acquire), a release tells only the first of them
  * that listens (one of the queue's first four: one that died listens no
  * more), on its own channel c "\0q" id, "1 <release id>"; fw: told one.
@@ -107,7 +107,7 @@ const char rl_script_fair_leave_sha[] = "8a0f72f5c3a96a2b91eabe0c3b07f23f78a9ce2
  * - with a second key, the attempt's nonce (ARGV[4]) in KEYS[2], with the
  *   same TTL (an attempt with a caller-chosen token: its cleanup, the release
  *   script with that key, then deletes only what this attempt set). */
-/* The longest TTL asked for (API.md "Restarted nodes"), kept on each node in
+/* The longest TTL asked for (docs/api.md "Restarted nodes"), kept on each node in
  * the key given (prefix . "\0redlock:maxttl") as "<ms>:<created>", created
  * the node's TIME in ms when the key was made: m gets the stored TTL (0
  * none), a the key's age in ms (-1 none), both as they were before; the key
@@ -127,7 +127,7 @@ const char rl_script_fair_leave_sha[] = "8a0f72f5c3a96a2b91eabe0c3b07f23f78a9ce2
  *   script with that key, then deletes only what this attempt set).
  * With ARGV[5] (not ""), the maxttl key: raised to the TTL if lower, and the
  * answer is [SET's answer, stored TTL, its age] (rl_reply.aux).
- * Read locks (API.md "Read locks", rl_script_acquire_shared): where readers
+ * Read locks (docs/api.md "Read locks", rl_script_acquire_shared): where readers
  * hold the key (its value "\0s", no token's), the SET fails as for any
  * holder, so an exclusive lock() costs its one script when there is none.
  * Then, with ARGV[6] (a waiting exclusive lock(): ms), the attempt enters
@@ -178,7 +178,7 @@ const char rl_script_extend[] =
                                                                                  "ARGV[2]") "return {r, m, a}";
 const char rl_script_extend_sha[] = "d32a34799dd1bc93aa6d1f1b91225666f1ee20af";
 
-/* ---- several resources at once (API.md "Several resources", rl.h rl_key_is_list) ----
+/* ---- several resources at once (docs/api.md "Several resources", rl.h rl_key_is_list) ----
  * A key list is one argument ("\0", then each key with its length): these
  * scripts split it, so every call and queue that carries a
  * key (owed releases, the watchdog, restore) carries a list unchanged. Each
@@ -236,7 +236,7 @@ const char rl_script_held_all[] =
     RL_LUA_SPLIT "for i = 1, #ks do if redis.call(\"get\",ks[i]) ~= ARGV[1] then return false end end return ARGV[1]";
 const char rl_script_held_all_sha[] = "d527e24f12198db62172583645495da05deb0dae";
 
-/* ---- read locks (API.md "Read locks"; why this is safe: HACKING.md "Read locks") ----
+/* ---- read locks (docs/api.md "Read locks"; why this is safe: HACKING.md "Read locks") ----
  * A read lock's key list begins with an empty entry (rl_key_is_shared: no
  * resource is empty, rl_list_next skips it). On each node, a key k held by
  * readers has the value "\0s" (no token has a NUL) and its readers are the
@@ -335,7 +335,7 @@ const char rl_script_extend_shared_sha[] = "ce43bc1f0e8e177bad84058f80a15892b8df
 const char rl_script_held_shared_sha[] = "a20f83af1e913284cc1c8ff6952dc396fd159037";
 const char rl_script_shared_confirm_sha[] = "06a90d571e0460e51948e6cd90262f02f62bddd8";
 
-/* ---- semaphores (API.md "Semaphores"; why this is safe: HACKING.md "Semaphores") ----
+/* ---- semaphores (docs/api.md "Semaphores"; why this is safe: HACKING.md "Semaphores") ----
  * A semaphore of limit L is L slots, each an ordinary RedLock mutex: slot i
  * of resource r is the key r "\0p" i, the stored limit r "\0pL" (no
  * resource holds a NUL: neither is any lock's key). A permit is w slots

@@ -18,7 +18,7 @@ static uint64_t mono_now_us(void *ctx)
     /* The spec's elapsed time must not jump with the wall clock, and must not
      * stop either: CLOCK_MONOTONIC stands still while the machine is
      * suspended (and in some VM pauses), so a lock would claim validity its
-     * keys no longer have. CLOCK_BOOTTIME keeps counting (API.md). */
+     * keys no longer have. CLOCK_BOOTTIME keeps counting (docs/api.md). */
 #ifdef CLOCK_BOOTTIME
     if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
 #endif

@@ -1,5 +1,5 @@
 /* rl_wait.c -- waiting for a release: subscriber connections, SUBSCRIBE/UNSUBSCRIBE, and the
- * rl_waiter that rl_acquire sleeps on (API.md "Waiting"). */
+ * rl_waiter that rl_acquire sleeps on (docs/api.md "Waiting"). */
 #include "rl_conn.h"
 
 #include <stdio.h>

@@ -66,7 +66,7 @@ struct rl_watch {
     char *key;
     size_t keylen;
     /* restart_grace != 0: key[0, prefix_len) . RL_MAXTTL_SUFFIX, raised and
-     * repaired at each extension like extend() (API.md "Restarted nodes"); NULL: off */
+     * repaired at each extension like extend() (docs/api.md "Restarted nodes"); NULL: off */
     char *maxttl_key;
     size_t maxttl_keylen;
     char token[RL_TOKEN_MAX + 1];

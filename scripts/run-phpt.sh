@@ -21,5 +21,5 @@ done
 # restart_grace 0 for the suite (the tests of tests/restart/ set it themselves):
 # its fault tests kill and restart the shared nodes, and the default 'auto'
 # would keep a restarted node out of every later test's quorum for the longest
-# TTL any test asked for (API.md "Restarted nodes")
+# TTL any test asked for (docs/api.md "Restarted nodes")
 exec php /usr/lib/php/*/build/run-tests.php -q -n -d "extension=$so" -d redlock.restart_grace=0 "$@" $what

@@ -21,7 +21,7 @@
 // Implementations:
 //   ext       RedLock::lock(wait) with wake_on_release (default)
 //   ext_poll  the same with wake_on_release => false (retry_delay 200 ms + jitter 100 ms)
-//   ext_fair  the same (wake on release) with fair => true (API.md "Fair waiting")
+//   ext_fair  the same (wake on release) with fair => true (docs/api.md "Fair waiting")
 //   symfony   symfony/lock Lock::acquire(true) over a CombinedStore of N RedisStore
 //             (ConsensusStrategy); Symfony retries every 100 ± 10 ms
 //   laravel   Laravel's Cache::lock()->block() pattern on ONE node: SET NX PX, else

@@ -346,7 +346,7 @@ typedef struct nodes {
     rl_net net;
     rl_transport tp;
     rl_ctx ctx;
-    rl_restart rs; /* API.md "Restarted nodes" with 'auto': the CLI counts no node restarted empty */
+    rl_restart rs; /* docs/api.md "Restarted nodes" with 'auto': the CLI counts no node restarted empty */
     char maxttl_key[RL_MAX_KEY + RL_MAXTTL_SUFFIX_LEN];
     int n;
 } nodes;
@@ -530,7 +530,7 @@ static int parse_args(cli *c, int argc, char **argv)
     return -1;
 }
 
-/* ---- COMMAND's environment: no password (CLI.md) ---- */
+/* ---- COMMAND's environment: no password (docs/cli.md) ---- */
 
 /* A node list entry without its password: "redis://user:pw@h" ->
  * "redis://user@h" (a redlock inside COMMAND takes the password from its
@@ -731,7 +731,7 @@ static void tty_take_back(job *j)
     j->tty_handed = 0;
 }
 
-/* The lock is gone (or may be): COMMAND ends, as CLI.md says: SIGTERM to
+/* The lock is gone (or may be): COMMAND ends, as docs/cli.md says: SIGTERM to
  * its group, SIGKILL after --kill-grace; a stopped COMMAND gets SIGKILL at
  * once, as SIGTERM would have to continue it, without the lock, to act. */
 static void job_lost(job *j, const char *fmt, ...)

@@ -199,7 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rl_net net = {.conns = conns, .n = n, .clock = &rl_clock_monotonic};
     rl_transport tp = {rl_net_fanout, &net};
     rl_ctx ctx = {&tp, &rl_clock_monotonic, &rl_random_system, n, NULL, NULL};
-    /* with database 3 also the restart checks (API.md "Restarted nodes"):
+    /* with database 3 also the restart checks (docs/api.md "Restarted nodes"):
      * the maxttl scripts, their taken-apart answers and the vote mask */
     static rl_restart rs;
     if (flags & 4) {

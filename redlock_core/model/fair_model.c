@@ -1,4 +1,4 @@
-/* fair_model.c -- randomized explorer of fair waiting's queue (API.md "Fair waiting",
+/* fair_model.c -- randomized explorer of fair waiting's queue (docs/api.md "Fair waiting",
  * HACKING.md "Fair waiting").
  *
  * A model of the protocol whose decisions are the core's: an attempt is decided

@@ -1,4 +1,4 @@
-/* fence_model.c -- randomized explorer of the fencing-token protocol (API.md "Fencing tokens").
+/* fence_model.c -- randomized explorer of the fencing-token protocol (docs/api.md "Fencing tokens").
  *
  * A model of the protocol whose decisions are the core's: each phase is
  * decided by the function rl_acquire / rl_fence_phases use (rl_decide_set,
@@ -27,7 +27,7 @@
  *   no-raise       phases as "correct" without (2)            -- must be caught
  *   incr-in-set+raise  (information only) the INCR inside the SET followed by (2)
  *
- * With restarts (API.md "Restarted nodes"): a node may also restart empty
+ * With restarts (docs/api.md "Restarted nodes"): a node may also restart empty
  * (key and counter gone, a new incarnation) at any time, while at most n - q
  * nodes are within their grace (the operator's part: a quorum never restarts
  * at once). A node's grace ends once every lock() that began before its

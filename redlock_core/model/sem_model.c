@@ -1,4 +1,4 @@
-/* sem_model.c -- randomized explorer of the semaphore quorum rule (API.md "Semaphores").
+/* sem_model.c -- randomized explorer of the semaphore quorum rule (docs/api.md "Semaphores").
  *
  * The nodes and clients are a model; the slots rule's decision is the C core's. N nodes (3, 5), C clients (3, 4), a
  * semaphore of limit L (1 to 4) and, per run, a weight W (1, or 2 when L >= 2) that

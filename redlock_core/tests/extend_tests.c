@@ -170,7 +170,7 @@ static void test_extend_mixed_failure_caps(void)
     CHECK(rl_remaining_ms(&info, F.clock.now) > 0);
 }
 
-/* API.md "Restarted nodes": node 0 restarted empty since the lock was taken
+/* docs/api.md "Restarted nodes": node 0 restarted empty since the lock was taken
  * on nodes 0-2; it answers the extend first with -1 (no key), nodes 3 and 4
  * (never held it) next with -1, nodes 1 and 2 last with 1. The restarted
  * node's -1 is repairable: the call must wait for nodes 1 and 2 (taking the

@@ -117,7 +117,7 @@ static void test_phases_max_and_raise(void)
     CHECK_EQ(call.ok, 3);
 }
 
-/* API.md "Restarted nodes": node 0 restarted (incarnation 2), judged voting
+/* docs/api.md "Restarted nodes": node 0 restarted (incarnation 2), judged voting
  * again (ok_inc), its counter never raised (fence_inc). It is the slowest:
  * no SET answer in the call's results, last in both phases. Phase 2 still
  * waits for it, and its raise to M counts: the next fences count it (the

@@ -1,4 +1,4 @@
-/* restore_tests.c -- C unit tests of the core for API.md "Restore" (fake transport and clock):
+/* restore_tests.c -- C unit tests of the core for docs/api.md "Restore" (fake transport and clock):
  * rl_is_held() (GET compared with our token, decided at quorum), rl_force_release() (DEL on
  * every node), and rl_acquire() with a caller-chosen token.
  *

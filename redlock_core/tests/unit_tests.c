@@ -430,7 +430,7 @@ static void test_retries(void)
 static void hook_win_on_third(fake *f, const rl_cmd *cmd, int callno)
 {
     (void)callno;
-    /* (a waiting lock()'s later attempts are the acquire script: a waiting writer, API.md "Read locks") */
+    /* (a waiting lock()'s later attempts are the acquire script: a waiting writer, docs/api.md "Read locks") */
     char k = fake_classify(cmd);
     if ((k == 'S' || k == 'A') && fake_count(f, 'S') + fake_count(f, 'A') == 2) fake_set_all(f->set, f->n, FO_OK, 0, 0);
 }
@@ -1939,7 +1939,7 @@ static void test_net_basic(void)
 /* One node stopped (SIGSTOP): the calls decide on the healthy majority and
  * return at once; once it is back its late replies are read and dropped,
  * never taken for the answers of later commands. */
-/* a key list (API.md "Several resources"): all keys or none on each node,
+/* a key list (docs/api.md "Several resources"): all keys or none on each node,
  * one token; a node counts only when it holds every key */
 static int keys_with(int node, const char *const *keys, int nk, const char *token)
 {
@@ -2071,7 +2071,7 @@ static void test_net_list_cleanup_noscript(void)
     }
 }
 
-/* semaphores (API.md "Semaphores"): a permit is a quorum on one slot */
+/* semaphores (docs/api.md "Semaphores"): a permit is a quorum on one slot */
 static int slot_holders(const char *base, int limit, const char *token, int node)
 {
     int k = 0;
@@ -2872,7 +2872,7 @@ static void test_net_drain_after_handshake(void)
     node_pause(P); /* its connect is accepted by the kernel, SELECT waits */
     CHECK_OUT(rl_is_locked(&t.ctx, "gate:k", 6, &call), RL_NO);
     /* the first call waits for the server identity of the connections it
-     * opened (API.md "Nodes"), so the paused node timed out */
+     * opened (docs/api.md "Nodes"), so the paused node timed out */
     CHECK_EQ(call.res[P].state, RL_FAILED);
     CHECK_EQ(call.res[P].err, RL_E_TIMEOUT);
     node_resume(P);
@@ -3845,7 +3845,7 @@ static void test_net_tls_passphrase_dropped(void)
         {"net_auth_backoff_reason", test_net_auth_backoff_reason}, NET_TLS_TESTS
 
 /* ====================================================================== */
-/* ---- restart-safe quorum (API.md "Restarted nodes") ---- */
+/* ---- restart-safe quorum (docs/api.md "Restarted nodes") ---- */
 
 /* INFO's answer, parsed without allocation: the fields we need, whatever
  * else, in any order; hostile input leaves the fields unset */

@@ -204,7 +204,7 @@ static void test_wakes_on_release(void)
         }
     CHECK_EQ(sets, 3);
     REQUIRE(last >= 0);
-    /* alone in its shard: nobody to tell (ARGV[3] ""); a waiting writer (ARGV[6]: API.md "Read locks") */
+    /* alone in its shard: nobody to tell (ARGV[3] ""); a waiting writer (ARGV[6]: docs/api.md "Read locks") */
     CHECK_EQ(F.calls[last].kind, 'A');
     CHECK_EQ(F.calls[last].argc, 10);
     CHECK_EQ(F.calls[last].argvlen[6], 0);

@@ -75,7 +75,7 @@ $before = $rl->stats();
 try { $rl->lock($res, 5000); } catch (RedLock\QuorumException $e) { echo "QuorumException\n"; }
 $after = $rl->stats();
 echo "quorum_failures +", $after['quorum_failures'] - $before['quorum_failures'], "\n";
-// API.md "stats()": each node whose deadline had passed when the call was
+// docs/api.md "stats()": each node whose deadline had passed when the call was
 // decided counts exactly one timeout (the failed attempt's release is only
 // queued: it waits for nobody and counts nothing)
 $timeouts = function (array $before, array $after): string {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/run.sh -- drives the real redlock(1) binary against real Redis nodes, one check per
-# behaviour of CLI.md (exit statuses, environment, process group, signals, lock loss, --check,
+# behaviour of docs/cli.md (exit statuses, environment, process group, signals, lock loss, --check,
 # REDLOCK_NODES / REDLOCK_PASSWORD, --version). Last line: "N passed, N failed".
 #
 #   REDLOCK_CLI         the binary (default: builds redlock_core/build/redlock with make cli)
@@ -515,7 +515,7 @@ kill -KILL "$bg"; bwait "$bg" 2>/dev/null
 wait_until 1000 all_gone "$cpid" "$gpid"
 check command_dies_with_stopped_redlock 'all_gone "$cpid" "$gpid"' "COMMAND: '$(pstate "$cpid")', its child: '$(pstate "$gpid")' after SIGKILL to the stopped redlock"
 
-# ---- a node restarted empty: no second holder (API.md "Restarted nodes", as the PHP API's 'auto') ----
+# ---- a node restarted empty: no second holder (docs/api.md "Restarted nodes", as the PHP API's 'auto') ----
 # A holds the lock on exactly nodes 1-3 (4 and 5 held by another key while it takes it); node 1 is killed
 # and restarted without its data; B, a new process, must not win 1+4+5 while A is valid (node 1 votes again after the grace:
 # the longest TTL used, 6 s). The maxttl key is made 2.5 s before the restart (Redis counts uptime

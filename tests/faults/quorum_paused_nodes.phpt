@@ -11,7 +11,7 @@ require __DIR__ . '/../config.inc';
 // after the other would take 2 x T on the first call (each of nodes 1 and 5
 // its own T) and T on a later one (node 1 comes first); one that waits for
 // them in parallel takes T on the first call (the run_id of a new connection
-// is awaited, API.md "Nodes") and no wait on a later one.
+// is awaited, docs/api.md "Nodes") and no wait on a later one.
 $T = (int) rl_slack(400);
 $rl = rl_new(['retry_count' => 0, 'connect_timeout' => $T, 'timeout' => $T]);
 $res = rl_name('quorum_paused_nodes');

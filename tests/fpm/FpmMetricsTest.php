@@ -59,7 +59,7 @@ final class FpmMetricsTest extends RedLockTestCase
     {
         $m = rlm_parse($text);
         $this->assertSame([], $m['problems'], 'the exposition is well formed');
-        $this->assertSame([], rlm_missing($m), 'every family of API.md "Metrics"');
+        $this->assertSame([], rlm_missing($m), 'every family of docs/api.md "Metrics"');
         return $m;
     }
 

@@ -1,7 +1,7 @@
 <?php
 // heal_to_use.php -- a node partitioned silently for NF_PARTITION s (7 by default: the
 // kernel's retransmission gap is then 6.4 s) is used again within 1 s of the heal
-// (API.md "Partitions": 1 s, or twice its timeout if longer), while a client goes on
+// (docs/api.md "Partitions": 1 s, or twice its timeout if longer), while a client goes on
 // locking every 20 ms. Before: the old connection waited for its next retransmission.
 require __DIR__ . '/common.inc';
 $p = nf_secs('NF_PARTITION', 7);

@@ -6,7 +6,7 @@
 #   run.sh [--long]   short form (CI, < 3 min) or the long one (long.sh: 30 s partitions,
 #                     a 5 min nemesis run)
 # Environment: REDLOCK_SO (default <repo>/modules/redlock.so); NF_RESTARTS=0 leaves out the empty
-# restarts of the nemesis run (on by default: restart safety, API.md "Restarted nodes"). Ends with "netfault: N passed, N failed, N skipped".
+# restarts of the nemesis run (on by default: restart safety, docs/api.md "Restarted nodes"). Ends with "netfault: N passed, N failed, N skipped".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -61,7 +61,7 @@ now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
 # ---- fault injector -----------------------------------------------------------------
 # Runs until $1 (epoch ms). State per node: up / paused / dead / grace; at most 2 not up.
-# A node restarted empty is out of the quorum for its grace (API.md "Restarted nodes":
+# A node restarted empty is out of the quorum for its grace (docs/api.md "Restarted nodes":
 # the longest TTL plus the drift, counted from an uptime known to 1 s), so it counts as
 # faulty until then ("grace"): otherwise 2 faults beside it leave no quorum, and the
 # liveness bound below did not hold (a CI-style run: 7.6 s without an acquisition).
