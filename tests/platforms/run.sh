@@ -30,7 +30,10 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 cache=${REDLOCK_PLATFORMS_CACHE:-/var/cache/redlock-platforms}
 ci=${CI:-false}
-NICE=(nice -n 10)
+# the cold cache's builds and installs at a lower priority (REDLOCK_PLATFORMS_NICE, default 10);
+# scripts/suites/platforms.sh gives the ZTS build the priority of the other suites: on a cold
+# cache it is the longest step of the test command, and other lanes share the cores meanwhile
+NICE=(nice -n "${REDLOCK_PLATFORMS_NICE:-10}")
 
 SUITE=trixie
 # Debian's packages only (the list), plus what the build and the suites use:

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# packaging.sh -- composer.json for PIE (PIE's schema from ../shared, composer validate,
+# config.m4/package.xml), the release check (scripts/checkrel.sh) and a pecl install of the package.
+. "$(dirname "$0")/lib.sh"
+need_so
+nodes_up
+if [ -f tests/packaging/pie_composer.php ]; then
+  php tests/packaging/pie_composer.php >"$log_dir/pie-composer.log" 2>&1; rc=$?
+  sed "s/^/    | /" "$log_dir/pie-composer.log"
+  summary_count pie-composer "$log_dir/pie-composer.log" "$rc" "$(shared_skips 1000000)"
+fi
+step checkrel bash scripts/checkrel.sh
+[ -f tests/packaging/pecl_install.sh ] && step pecl-install bash tests/packaging/pecl_install.sh
+suite_end
