@@ -6,7 +6,7 @@ redlock
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 // every odd slot of 200 held by another owner on every node: the free slots
 // are the even ones, so weight 50 is 50 slots with gaps ("0,2,4,...,98" is
 // 140 bytes as ranges, more than a token's buffer)

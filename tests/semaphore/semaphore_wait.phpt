@@ -7,7 +7,7 @@ pcntl
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 $r = rl_name('semw');
 $file = sys_get_temp_dir() . '/rl-semw-' . getmypid();
 @unlink($file); @unlink("$file.up");

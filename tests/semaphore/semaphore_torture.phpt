@@ -8,7 +8,7 @@ posix
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 $r = rl_name('semt');
 $limit = 3;
 $procs = 8;

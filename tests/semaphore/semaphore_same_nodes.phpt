@@ -6,7 +6,7 @@ redlock
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 // limit 3, weight 2; another owner holds slot 2 on nodes $a, slot 1 on $b,
 // slot 0 on $c: each node has two free slots and sets those, whatever the start
 $try = function (array $a, array $b, array $c) {

@@ -6,7 +6,7 @@ redlock
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 $rl = rl_new(['retry_count' => 0]);
 // one node holds a slot under a stored limit of 1024 (stale or forged): it
 // answers that limit; the four others grant

@@ -6,7 +6,7 @@ redlock
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 // limit 2. A takes a permit while nodes 4 and 5 are down: its slot is on
 // nodes 1 to 3 only. Nodes 4 and 5 come back (empty), nodes 1 and 2 go down.
 // B asks for a permit, one attempt each (retry_count 0): the other slot is

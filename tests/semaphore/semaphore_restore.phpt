@@ -6,7 +6,7 @@ redlock
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 $r = rl_name('sem_restore');
 $rl = rl_new(['retry_count' => 0]);
 $p = $rl->semaphore($r, 3, 10000, ['weight' => 2]);

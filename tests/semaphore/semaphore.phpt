@@ -6,7 +6,7 @@ redlock
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 $r = rl_name('sem');
 $slot = fn(int $i) => "$r\0p$i";
 $rl = rl_new(['retry_count' => 0]);

@@ -6,7 +6,7 @@ redlock
 <?php require __DIR__ . '/../skipif.inc'; ?>
 --FILE--
 <?php
-require __DIR__ . '/multi.inc';
+require __DIR__ . '/../lock_all/multi.inc';
 // limit 3: node 1 has slots 0 and 1 held by another owner, node 2 slot 2.
 // Whatever the start, one node answers another slot than the four others,
 // which win: that node's slot must be trimmed.
