@@ -11,9 +11,10 @@
 #
 #   bash tests/platforms/run.sh [entry...]        (default: every entry)
 #   bash tests/platforms/run.sh --prepare         only make what the cache lacks (the chroot, the
-#                                                 ZTS PHP) and stop: the test command starts it in
-#                                                 the background under nice 19 while its other
-#                                                 suites run, and waits for it before the matrix
+#                                                 ZTS PHP) and stop (to warm the cache; the test
+#                                                 command's scripts/suites/platforms.sh runs the
+#                                                 chroot's entries and the ZTS ones as two run.sh
+#                                                 side by side, each making its part of the cache)
 #
 # Each entry ends with a line "platform ENTRY: N passed, N failed, N skipped" (scripts/test.sh counts
 # them), the run with "platforms: N passed, N failed, N skipped". An entry is skipped, saying why, only
