@@ -148,7 +148,7 @@ function has_section(string $f, string $sec): bool
 }
 
 /* (d) citations docs/NAME.md "Section" in every tracked text file; (e) the old file names */
-$old = '/(?<![\w.\/-])(?:A' . 'PI|C' . 'LI)\.md\b/';
+$old = '/(?<!\w)(?:A' . 'PI|C' . 'LI)\.md\b/';   /* also as ../shared/NAME: no path outside the repository */
 $cite = '~\bdocs/([\w./-]+?\.md)(?:[ :]+"([^"\n]+)")?~';
 foreach ($files as $f) {
     if (preg_match('/\.(png|jpg|gif|dat|gz|tgz|so|o|a)$/', $f)) continue;
