@@ -43,11 +43,11 @@ for a in "$@"; do
 done
 [ $quick = 1 ] && [ -z "$want" ] && want=" $quick_suites"
 wanted() { [ -z "$want" ] || case " $want " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-# every suite is in one lane: a suite missing from the table would silently not run
+# a suite of scripts/suites/ in no lane of the table joins the last lane
 for f in scripts/suites/*.sh; do
   s=$(basename "$f" .sh)
   case "$s" in lib | build) continue ;; esac
-  case " ${lanes[*]} " in *" $s "*) ;; *) echo "scripts/test.sh: suite $s is in no lane" >&2; exit 2 ;; esac
+  case " ${lanes[*]} " in *" $s "*) ;; *) lanes[${#lanes[@]} - 1]+=" $s" ;; esac
 done
 
 log_dir=$(mktemp -d /tmp/redlock-test.XXXXXX)
