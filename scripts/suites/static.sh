@@ -6,5 +6,5 @@
 step arginfo-regen bash scripts/gen-stub.sh --check
 step sources-agree bash scripts/check-sources.sh
 [ -f scripts/gen-lua.sh ] && step lua-regen bash scripts/gen-lua.sh --check
-[ -f scripts/check-docs.sh ] && step docs bash scripts/check-docs.sh
+[ -f scripts/check-docs.sh ] && step check-docs bash scripts/check-docs.sh
 suite_end
