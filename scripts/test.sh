@@ -59,14 +59,16 @@ trap 'exit 130' INT TERM
 
 # one suite: its output in $log_dir/SUITE.out, its logs in $log_dir/SUITE/, its time in SUITE.time
 run_suite() { # suite
-  local s=$1 t0 rc
+  local s=$1 t0 rc TIMEFORMAT='%U %S'
   t0=$(date +%s)
-  REDLOCK_SUITE_LOGS="$log_dir/$s" REDLOCK_SO="$root/modules/redlock.so" \
-    bash "scripts/suites/$s.sh" >"$log_dir/$s.out" 2>&1 </dev/null; rc=$?
+  # (the CPU seconds it used, its processes' and their children's: what lanes share)
+  { time REDLOCK_SUITE_LOGS="$log_dir/$s" REDLOCK_SO="$root/modules/redlock.so" \
+    bash "scripts/suites/$s.sh" >"$log_dir/$s.out" 2>&1 </dev/null; } 2>"$log_dir/$s.cpu"; rc=$?
   echo $(( $(date +%s) - t0 )) >"$log_dir/$s.time"
   echo "$rc" >"$log_dir/$s.rc"
   printf '  [%4d s] %s (%d s)\n' $(( $(date +%s) - t_start )) "$(suite_line "$s")" "$(cat "$log_dir/$s.time")"
 }
+cpu_secs() { awk '{ printf "%d", $1 + $2 }' "$log_dir/$1.cpu" 2>/dev/null || echo '?'; }
 # a suite's closing line, or a failure when it ended without one
 suite_line() { # suite
   local l
@@ -104,7 +106,8 @@ for s in build "${order[@]}"; do
   cat "$log_dir/$s.out" 2>/dev/null
 done
 echo
-echo "==== wall time per suite (s) ===="
+echo "==== time per suite: wall s, CPU s (user + system) ===="
+cpu_all=0
 for s in build "${order[@]}"; do
   line=$(suite_line "$s")
   read -r p f k < <(echo "$line" | sed -E 's/^[^:]+: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/')
@@ -112,8 +115,10 @@ for s in build "${order[@]}"; do
   [ "$(cat "$log_dir/$s.rc" 2>/dev/null || echo 1)" != 0 ] && [ "$f" -eq 0 ] && f=1
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
   [ "$f" -gt 0 ] && failures+=("$s: $(grep '^failed: ' "$log_dir/$s.out" | sed 's/^failed: //' | paste -sd';' -)")
-  printf '%6s  %s\n' "$(cat "$log_dir/$s.time" 2>/dev/null || echo '?')" "$line"
+  printf '%6s %6s  %s\n' "$(cat "$log_dir/$s.time" 2>/dev/null || echo '?')" "$(cpu_secs "$s")" "$line"
+  cpu_all=$((cpu_all + $(cpu_secs "$s" | tr -dc 0-9) + 0))
 done
+echo "CPU in all: $cpu_all s (on $(nproc) cores: at least $((cpu_all / $(nproc))) s of wall time)"
 echo
 if [ ${#failures[@]} -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi
 echo "logs: $log_dir (the whole run: $(( $(date +%s) - t_start )) s)"
