@@ -311,15 +311,15 @@ static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource
     info.attempts = info.wakeups = 0; /* (set by rl_acquire but on bad arguments) */
     int r, other_limit = 0;
     if (limit > 0) {
-        char *slots;
-        size_t slotslen;
-        r = rl_acquire_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), limit, weight, (int)ttl, &ro, &info, &slots,
-                              &slotslen, &other_limit, &call);
+        rl_permit_req req = {ZSTR_VAL(key), ZSTR_LEN(key), (int)limit, (int)weight, (int)ttl};
+        rl_permit_got got;
+        r = rl_acquire_permit(&g->ctx, &req, &ro, &info, &got, &call);
+        other_limit = got.other_limit;
         if (r == RL_ACQUIRED) {
             /* the permit is the list of its slots' keys: released, extended and watched as any key */
             zend_string_release(key);
-            key = zend_string_init(slots, slotslen, 0);
-            free(slots);
+            key = zend_string_init(got.slots, got.slotslen, 0);
+            free(got.slots);
         }
     } else {
         r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
@@ -673,14 +673,15 @@ PHP_METHOD(RedLock, restore)
             RETURN_THROWS();
         }
         rl_call call;
-        char *slots;
-        size_t slotslen;
-        int found;
+        rl_permit_got got;
         zend_string *key = make_key(g, resource);
         php_redlock_group_prepare(g);
-        int r = rl_find_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)limit, ZSTR_VAL(token), ZSTR_LEN(token),
-                               &slots, &slotslen, &found, &call);
+        rl_permit_req req = {.key = ZSTR_VAL(key), .keylen = ZSTR_LEN(key), .limit = (int)limit};
+        int r = rl_find_permit(&g->ctx, &req, ZSTR_VAL(token), ZSTR_LEN(token), &got, &call);
         zend_string_release(key);
+        char *slots = got.slots;
+        size_t slotslen = got.slotslen;
+        int found = got.found;
         if (php_redlock_throw_same_server(g, &call, r, "restore")) RETURN_THROWS();
         if (r == RL_NO_QUORUM) {
             REDLOCK_G(quorum_failures)++;

@@ -145,7 +145,7 @@ void php_redlock_held_start(void)
     REDLOCK_G(held_active) = true;
 }
 
-/* ---------- auto_extend: the watchdog (redlock_core/rl_watchdog.c) ---------- */
+/* ---------- auto_extend: the watchdog (redlock_core/lock/rl_watchdog.c) ---------- */
 
 /* An entry of REDLOCK_G(watched). */
 typedef struct php_redlock_watched {

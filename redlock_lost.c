@@ -1,6 +1,6 @@
 /* redlock_lost.c -- on_lost: the holder's PHP code hears at once that its lock is gone (docs/api.md "Lock lost").
  *
- * The watchdog thread (redlock_core/rl_watchdog.c) finds the loss: a failed
+ * The watchdog thread (redlock_core/lock/rl_watchdog.c) finds the loss: a failed
  * extension, or the validity's end (a deadline-only watch for a lock without
  * auto_extend, or after max_hold). Its callback only sets the lock's atomic
  * "pending" flag and the holder thread's EG(vm_interrupt), as the engine's
