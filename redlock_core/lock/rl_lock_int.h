@@ -9,6 +9,13 @@
 
 #include <string.h>
 
+/* These functions are called across lock/'s files on every cycle: in the
+ * extension (a shared object) a default-visibility call goes through the
+ * PLT, so they are kept out of its dynamic symbols (direct calls). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
 /* ---- counting answers (rl_quorum.c) ---- */
 
 typedef rl_tally tally;
@@ -73,7 +80,12 @@ int rl_is_token(const rl_reply *r, const void *ud);
 int rl_decide_ok_set(void *ud, const rl_result *res, int n);
 int rl_decide_ok_one(void *ud, const rl_result *res, int n);
 /* docs/api.md "Nodes": two nodes found to be one server void the call */
-int rl_same_server(const rl_result *res, int n);
+static inline int rl_same_server(const rl_result *res, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (res[i].state == RL_FAILED && res[i].err == RL_E_SAME_SERVER) return 1;
+    return 0;
+}
 
 /* when an attempt's round trip began (before its SET) and ended */
 typedef struct rl_span {
@@ -156,5 +168,9 @@ uint64_t rl_random_below(const rl_ctx *c, uint64_t span);
 int rl_lock_token(const rl_ctx *c, const rl_opts *o, rl_lock_info *info);
 /* step 5, a quorum set: fencing, then the validity of the round trip s */
 int rl_won(const rl_ctx *c, const rl_opts *o, int ttl_ms, rl_span s, tally *t, rl_lock_info *info, rl_call *call);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

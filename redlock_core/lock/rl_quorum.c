@@ -64,13 +64,6 @@ int rl_decide_ok_one(void *ud, const rl_result *res, int n)
     return rl_decided_of(res, n, rl_is_one, NULL);
 }
 
-int rl_same_server(const rl_result *res, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (res[i].state == RL_FAILED && res[i].err == RL_E_SAME_SERVER) return 1;
-    return 0;
-}
-
 void rl_fill_call(rl_call *call, const rl_result *res, int n, rl_yes_fn yes, const void *ud)
 {
     if (!call) return;
