@@ -10,6 +10,7 @@
 #include "tests/check.h"
 #include "tests/ports.h"
 #include "tests/fake.h"
+#include "tests/sha1.h"
 #include "tests/reply_diff.h"
 
 #include <arpa/inet.h>
@@ -1463,12 +1464,51 @@ static void test_err_names(void)
     CHECK_STR(rl_err_name(-1), "unknown error");
 }
 
+/* Every script of the table (rl_scripts: scripts/gen-lua.sh from the .lua files of
+ * redlock_core/lock/lua/) with the SHA1 it has always had, and that SHA1 computed here
+ * from its text: a change of a script's bytes shows here first (a new SHA1 is a new
+ * script to every node, loaded again by each client), made on purpose, then pinned.
+ * Redis's own SHA1s of the same texts: net_basic (SCRIPT LOAD). */
 static void test_scripts_sha(void)
 {
-    /* the SHA1s are those of the scripts (redis would answer NOSCRIPT otherwise);
-     * verified against real redis in the net tests: here only the shape */
-    CHECK_EQ(strlen(rl_script_release_sha), 40);
-    CHECK_EQ(strlen(rl_script_extend_sha), 40);
+    static const struct {
+        const char *name, *sha;
+    } pinned[] = {
+        {"acquire", "ec4a0715d607856eb52f824a31801de2fac33a08"},
+        {"acquire_all", "1bdb628a715930721c5e0b7a0baadfe6cfafcce4"},
+        {"acquire_shared", "7ee875561e4c01703890384490c89a44d95c73f5"},
+        {"extend", "d32a34799dd1bc93aa6d1f1b91225666f1ee20af"},
+        {"extend_all", "14b005e68c0e6f5f102ff353c4559929d969cc68"},
+        {"extend_shared", "ce43bc1f0e8e177bad84058f80a15892b8df75db"},
+        {"fair_leave", "8a0f72f5c3a96a2b91eabe0c3b07f23f78a9ce2a"},
+        {"fence_raise", "7cd269a3848b89013e8475f101fe6b6822d826f2"},
+        {"held_all", "d527e24f12198db62172583645495da05deb0dae"},
+        {"held_shared", "a20f83af1e913284cc1c8ff6952dc396fd159037"},
+        {"permit", "a8b0af2047bc1cdbaf34bee08cffe850cdef9c2d"},
+        {"permit_find", "3d571770df6728d09de11308c316cada6b0f6f08"},
+        {"permit_trim", "0c5b895ad565dec5d757b4bd7da29b9533eb0c1e"},
+        {"release", "0f0313afe084287a14e027044923f4ae0c1556c6"},
+        {"release_all", "4f2d32bde6dc0dd1e9f0f02fb0d13e3ace1fcee3"},
+        {"release_shared", "eb3fb1852805d1810815efd97ce13ef9d19fa614"},
+        {"shared_confirm", "06a90d571e0460e51948e6cd90262f02f62bddd8"},
+    };
+    size_t np = sizeof(pinned) / sizeof(pinned[0]);
+    CHECK_EQ(RL_SCRIPTS_N, np);
+    for (size_t k = 0; k < RL_SCRIPTS_N; k++) {
+        const rl_script *s = &rl_scripts[k];
+        size_t j = 0;
+        while (j < np && strcmp(pinned[j].name, s->name) != 0) j++;
+        if (j == np) {
+            check_failf(__FILE__, __LINE__, "script %s: no SHA1 pinned", s->name);
+            continue;
+        }
+        char hex[41];
+        sha1_hex(s->text, s->len, hex);
+        CHECK_EQ(strlen(s->text), s->len);
+        if (strcmp(hex, pinned[j].sha) != 0 || strcmp(s->sha, pinned[j].sha) != 0)
+            check_failf(__FILE__, __LINE__, "script %s: SHA1 %s (table %s), pinned %s", s->name, hex, s->sha,
+                        pinned[j].sha);
+    }
     CHECK(strstr(rl_script_release, "ARGV[1]") && strstr(rl_script_release, "del"));
     CHECK(strstr(rl_script_extend, "pexpire"));
 }
@@ -1886,34 +1926,12 @@ static void test_net_basic(void)
     CHECK_EQ(echo_all(&t, "sync2", res), NNODES);
     for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_int(i, 0, "EXISTS basic:k"), 0);
 
-    /* the scripts' SHA1s are the ones redis computes */
-    redisReply *r = admin(0, 0, "SCRIPT LOAD %s", rl_script_release);
-    CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_release_sha) == 0);
-    if (r) freeReplyObject(r);
-    r = admin(0, 0, "SCRIPT LOAD %s", rl_script_extend);
-    CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_extend_sha) == 0);
-    if (r) freeReplyObject(r);
-    const char *lists[15][2] = {
-        {rl_script_acquire_all, rl_script_acquire_all_sha},
-        {rl_script_release_all, rl_script_release_all_sha},
-        {rl_script_extend_all, rl_script_extend_all_sha},
-        {rl_script_held_all, rl_script_held_all_sha},
-        {rl_script_permit, rl_script_permit_sha},
-        {rl_script_permit_trim, rl_script_permit_trim_sha},
-        {rl_script_acquire, rl_script_acquire_sha},
-        {rl_script_acquire_shared, rl_script_acquire_shared_sha},
-        {rl_script_release_shared, rl_script_release_shared_sha},
-        {rl_script_extend_shared, rl_script_extend_shared_sha},
-        {rl_script_held_shared, rl_script_held_shared_sha},
-        {rl_script_shared_confirm, rl_script_shared_confirm_sha},
-        {rl_script_fence_raise, rl_script_fence_raise_sha},
-        {rl_script_permit_find, rl_script_permit_find_sha},
-        {rl_script_fair_leave, rl_script_fair_leave_sha}};
-    for (int k = 0; k < 15; k++) {
-        r = admin(0, 0, "SCRIPT LOAD %s", lists[k][0]);
-        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, lists[k][1]) == 0);
-        if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, lists[k][1]) != 0))
-            printf("      list script %d: %s\n", k, r->str);
+    /* the scripts' SHA1s are the ones redis computes (every script of the table) */
+    for (size_t k = 0; k < RL_SCRIPTS_N; k++) {
+        redisReply *r = admin(0, 0, "SCRIPT LOAD %b", rl_scripts[k].text, rl_scripts[k].len);
+        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_scripts[k].sha) == 0);
+        if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, rl_scripts[k].sha) != 0))
+            printf("      script %s: %s\n", rl_scripts[k].name, r->str);
         if (r) freeReplyObject(r);
     }
 
@@ -2965,19 +2983,27 @@ static void scripted_stop(scripted *s)
     unlink(s->path);
 }
 
-/* the answers to the SCRIPT LOADs of a connect (rlc_queue_scripts: 17 scripts) */
-#define HS_SHA "$40\r\n0123456789012345678901234567890123456789\r\n"
-/* every new connection asks INFO server and INFO persistence first (the
- * identity, also with one node); refused here: the node votes unchecked */
-#define HS_INFO "-NOPERM no INFO\r\n-NOPERM no INFO\r\n"
-#define HS_REPLIES HS_INFO HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
+/* The answers to what every new connection sends first, then rest, into buf:
+ * INFO server and INFO persistence (the identity, also with one node), refused
+ * here: the node votes unchecked; then one SCRIPT LOAD per script of the table
+ * (rlc_queue_scripts). */
+static const char *hs_replies(char *buf, size_t cap, const char *rest)
+{
+    size_t len = (size_t)snprintf(buf, cap, "-NOPERM no INFO\r\n-NOPERM no INFO\r\n");
+    for (size_t k = 0; k < RL_SCRIPTS_N && len < cap; k++)
+        len += (size_t)snprintf(buf + len, cap - len, "$40\r\n0123456789012345678901234567890123456789\r\n");
+    if (len < cap) len += (size_t)snprintf(buf + len, cap - len, "%s", rest);
+    if (len >= cap) check_failf(__FILE__, __LINE__, "hs_replies: %zu bytes do not fit %zu", len, cap);
+    return buf;
+}
 
 /* A node that answers one command with two replies must not have the extra
  * one taken as the answer to the next command. */
 static void test_net_hostile_extra_reply(void)
 {
     NET_REQUIRE_NODES(); /* for g_dir */
-    static const char *const answers[] = {HS_REPLIES ":1\r\n:999\r\n", ":0\r\n"};
+    char hs[4096];
+    const char *const answers[] = {hs_replies(hs, sizeof(hs), ":1\r\n:999\r\n"), ":0\r\n"};
     scripted srv;
     tnet t;
     rl_result res[1];
@@ -3011,8 +3037,10 @@ static void test_net_hostile_extra_reply(void)
 static void test_net_permit_hostile(void)
 {
     NET_REQUIRE_NODES(); /* for g_dir */
-    static const char *const acquire[] = {HS_REPLIES "$41\r\n18446744073709551552-18446744073709551615\r\n", ":0\r\n"};
-    static const char *const find[] = {HS_REPLIES "$19\r\n9223372036854775808\r\n"};
+    char hs_acquire[4096], hs_find[4096];
+    const char *const acquire[] = {
+        hs_replies(hs_acquire, sizeof(hs_acquire), "$41\r\n18446744073709551552-18446744073709551615\r\n"), ":0\r\n"};
+    const char *const find[] = {hs_replies(hs_find, sizeof(hs_find), "$19\r\n9223372036854775808\r\n")};
     for (int k = 0; k < 2; k++) {
         scripted srv;
         tnet t;
