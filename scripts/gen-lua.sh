@@ -17,7 +17,8 @@
 #     long brackets ([[ ]], --[[ ]]) are not used and are refused;
 #   - a line `--@ name(p=value, ...)` is replaced by the lines of fragment `name` of
 #     fragments.lua, whose `$p` become `value` (raw Lua text); a fragment may use others;
-#   - each line is trimmed, empty lines are dropped, and the lines are joined by one space.
+#   - each line is trimmed, empty lines are dropped, and the lines are joined by one space;
+#     a tab, or two spaces in a row, left within a line is refused (it would be sent).
 # So a script is one line of Lua, as Redis hashes it: write one space between tokens within
 # a line, and break lines only where that line may have a space.
 # In fragments.lua a fragment is the lines between `--@fragment name(p, ...)` and `--@end`.
@@ -25,7 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 case "$*" in --check | "") ;; *) echo "usage: $0 [--check]" >&2; exit 2 ;; esac
-check=$# # 1: --check
+check=0
+[ "$*" = --check ] && check=1
 command -v python3 >/dev/null || { echo "gen-lua: python3 not found" >&2; exit 2; }
 
 src=redlock_core/lock/lua

@@ -10,10 +10,10 @@
 -- ARGV[3]  with KEYS[2]: the attempt's nonce; "" for a fair attempt's cleanup without one
 -- ARGV[4]  (optional) a fair attempt's cleanup: the waiter's queue id (acq_fair_cmd), see
 --          fair_wake in fragments.lua
--- Sent by rl_release (release_cmd; a release the node did not answer is owed and sent again) and as a failed
--- attempt's cleanup (acq_commands, acq_fair_cmd), all in rl_lock.c; a key list takes
--- release_all.lua or release_shared.lua instead (list_script). Answers 1 when it deleted
--- our key (or gave a promoted read lock back), 0 else.
+-- Sent by rl_release (release_cmd; a connection that could not send it owes it and sends
+-- it later) and as a failed attempt's cleanup (acq_commands, acq_fair_cmd), all in
+-- rl_lock.c; a key list takes release_all.lua or release_shared.lua instead (list_script).
+-- Answers 1 when it deleted our key (or gave a promoted read lock back), 0 else.
 --
 -- A release tells the waiters (docs/api.md "Waiting", rl.h RL_WAKE_*): only when the key's
 -- channel has subscribers (else one PUBSUB NUMSUB is all it costs), on one shard with
