@@ -4,7 +4,7 @@
  * this target gives every node its own conversation and drives every call
  * of the lock API over the real fan-out (rl_net_fanout, rl_conn.c's parser):
  * acquire (one key, lockAll()'s key list, a read lock; fair; with fencing,
- * both phases of rl_fence.c), release, extend (with the repair), is_locked,
+ * both phases of lock/rl_fence.c), release, extend (with the repair), is_locked,
  * is_held, force_release, rl_acquire_permit and rl_find_permit, with and
  * without the restart check (INFO run_id/uptime/aof, the maxttl answers,
  * rl_vote_mask; a second call of the same object makes calm attempts).
@@ -35,7 +35,7 @@
  * valid permit and nothing else goes wrong, the permit is granted (a
  * liveness check: answers the core cannot read); values taken from the
  * nodes' answers: the fence below 2^53 and at most RL_FUZZ_MAX_JUMP above
- * the second highest answer (rl_fence.c's rule: one node must not outweigh
+ * the second highest answer (lock/rl_fence.c's rule: one node must not outweigh
  * the others), the fair ticket one of the counters answered and below 2^53
  * (a Lua number, a ZSET score), the longest TTL of the restart check never
  * above what a client can ask (2^31 - 1 ms) and never learnt from fewer
@@ -74,7 +74,7 @@ static int trace; /* FUZZ_NODES_TRACE: what each call did (trace_call), and whic
 #define MAX_IDENTS 3
 #define MAX_RECS 512
 #define MAX_CLIENTS 64
-/* rl_fence.c's RL_FENCE_MAX_JUMP and RL_FENCE_LIMIT: what one node may be
+/* lock/rl_fence.c's RL_FENCE_MAX_JUMP and RL_FENCE_LIMIT: what one node may be
  * ahead of all the others, and where Lua numbers stop being exact */
 #define RL_FUZZ_MAX_JUMP ((int64_t)1 << 24)
 #define RL_FUZZ_LIMIT ((int64_t)1 << 53)
@@ -446,31 +446,27 @@ static int kind_of(int argc, char **argv, size_t *al)
 #undef IS
     const char *h = argv[1];
     size_t hl = al[1];
-    /* EVAL carries the script: compare with the SHA's script by its text */
+    /* the kind of each script of the table (rl_scripts), by name; EVAL carries the
+     * script: compared by its text */
     static const struct {
-        const char *script, *sha;
+        const char *name;
         int kind;
     } t[] = {
-        {rl_script_acquire, rl_script_acquire_sha, K_ACQ},
-        {rl_script_acquire_all, rl_script_acquire_all_sha, K_ACQ},
-        {rl_script_acquire_shared, rl_script_acquire_shared_sha, K_ACQ},
-        {rl_script_release, rl_script_release_sha, K_REL},
-        {rl_script_release_all, rl_script_release_all_sha, K_REL},
-        {rl_script_release_shared, rl_script_release_shared_sha, K_REL},
-        {rl_script_extend, rl_script_extend_sha, K_EXT},
-        {rl_script_extend_all, rl_script_extend_all_sha, K_EXT},
-        {rl_script_extend_shared, rl_script_extend_shared_sha, K_EXT},
-        {rl_script_held_all, rl_script_held_all_sha, K_HELD},
-        {rl_script_held_shared, rl_script_held_shared_sha, K_HELD},
-        {rl_script_permit, rl_script_permit_sha, K_PERMIT},
-        {rl_script_permit_trim, rl_script_permit_trim_sha, K_TRIM},
-        {rl_script_permit_find, rl_script_permit_find_sha, K_FIND},
-        {rl_script_fence_raise, rl_script_fence_raise_sha, K_RAISE},
-        {rl_script_fair_leave, rl_script_fair_leave_sha, K_LEAVE},
-        {rl_script_shared_confirm, rl_script_shared_confirm_sha, K_CONFIRM},
+        {"acquire", K_ACQ},      {"acquire_all", K_ACQ},        {"acquire_shared", K_ACQ},
+        {"release", K_REL},      {"release_all", K_REL},        {"release_shared", K_REL},
+        {"extend", K_EXT},       {"extend_all", K_EXT},         {"extend_shared", K_EXT},
+        {"held_all", K_HELD},    {"held_shared", K_HELD},       {"permit", K_PERMIT},
+        {"permit_trim", K_TRIM}, {"permit_find", K_FIND},       {"fence_raise", K_RAISE},
+        {"fair_leave", K_LEAVE}, {"shared_confirm", K_CONFIRM},
     };
-    for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
-        if (sha_is(h, hl, t[k].sha) || (hl == strlen(t[k].script) && memcmp(h, t[k].script, hl) == 0)) return t[k].kind;
+    for (size_t k = 0; k < RL_SCRIPTS_N; k++) {
+        const rl_script *s = &rl_scripts[k];
+        if (!sha_is(h, hl, s->sha) && !(hl == s->len && memcmp(h, s->text, hl) == 0)) continue;
+        for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++)
+            if (strcmp(t[j].name, s->name) == 0) return t[j].kind;
+        /* a script added without its kind here (HACKING.md "Fuzzing") */
+        __builtin_trap();
+    }
     return K_OTHER;
 }
 
@@ -834,7 +830,7 @@ static int check_slots(const char *list, size_t len, const char *key, size_t key
 
 /* the fence, taken from one INCR answer per node: below 2^53 and not more
  * than RL_FUZZ_MAX_JUMP above the second highest of the nodes' (each
- * node's highest): rl_fence.c's rule, one node must not outweigh the
+ * node's highest): lock/rl_fence.c's rule, one node must not outweigh the
  * others; own: a value the client brought itself */
 static void check_outweigh(long long v, const long long *per_node, const int *has, long long own)
 {
@@ -988,7 +984,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int other = 0;
             o.fence_key = NULL; /* (a permit without fencing: its own test below) */
             ttl_asked = ttl > ttl_asked ? ttl : ttl_asked;
-            out = rl_acquire_permit(&ctx, "r", 1, limit, weight, ttl, &o, &info, &slots, &slotslen, &other, &call);
+            rl_permit_got got;
+            out = rl_acquire_permit(&ctx, &(rl_permit_req){"r", 1, limit, weight, ttl}, &o, &info, &got, &call);
+            slots = got.slots;
+            slotslen = got.slotslen;
+            other = got.other_limit;
             FAIL_IF(out != RL_ACQUIRED && out != RL_CONFLICT && out != RL_NO_QUORUM && out != RL_SAME_SERVER &&
                     out != RL_LIMIT);
             FAIL_IF(out == RL_LIMIT && other < 1);
@@ -997,7 +997,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case C_FIND: {
             int found = 0;
-            out = rl_find_permit(&ctx, "r", 1, limit, cur_token, cur_token_len, &slots, &slotslen, &found, &call);
+            rl_permit_got got;
+            out = rl_find_permit(&ctx, &(rl_permit_req){.key = "r", .keylen = 1, .limit = limit}, cur_token,
+                                 cur_token_len, &got, &call);
+            slots = got.slots;
+            slotslen = got.slotslen;
+            found = got.found;
             FAIL_IF(out != RL_ACQUIRED && out != RL_LOST && out != RL_NO_QUORUM && out != RL_SAME_SERVER);
             FAIL_IF((out == RL_ACQUIRED) != (slots != NULL) || (out == RL_ACQUIRED && found < 1));
             if (slots) FAIL_IF(check_slots(slots, slotslen, "r", 1, limit, K_FIND, q) != found);

@@ -488,7 +488,7 @@ static void test_scripts_publish_on_the_channel(void)
         CHECK(strstr(rels[i], "string.char(48 + k)") != NULL);
         CHECK(strstr(rels[i], "for q = 0, 31 do sc[q + 1] = ch[j + 1] .. string.char(48 + q)") != NULL);
         CHECK(strstr(rels[i], "% 32") != NULL);
-        CHECK(strstr(rels[i], "\\0q") != NULL); /* and the first fair waiter (RL_LUA_FAIR_WAKE) */
+        CHECK(strstr(rels[i], "\\0q") != NULL); /* and the first fair waiter (fair_wake, lock/lua/fragments.lua) */
     }
     CHECK(strstr(rl_script_acquire, "\"" RL_WAKE_CHANNEL "\"") != NULL);
     CHECK(strstr(rl_script_acquire, "\"NX\",\"PX\"") != NULL);
@@ -497,7 +497,7 @@ static void test_scripts_publish_on_the_channel(void)
 
 /* A fair waiter's first attempt answers the nodes' queue counters; the key
  * stays held. One node's counter far above the others' (2^53 and more, or
- * more than 2^24 above every other answer: the fence's rule, rl_fence.c) is
+ * more than 2^24 above every other answer: the fence's rule, lock/rl_fence.c) is
  * not believed: the ticket is the highest of a quorum of the others, which
  * the fan-out waits for, and the wait ends in a conflict, not a failure. */
 static long long g_ints[RL_MAX_NODES];
