@@ -4,16 +4,32 @@
  * IDE / static-analysis stub for the redlock extension (PHPStan, Psalm, PhpStorm).
  *
  * Never include this file at run time: the classes come from the extension.
- * Names, parameters, types, defaults and flags mirror redlock.stub.php and
- * the API reference in README.md exactly; tests/api/reflection_stub.phpt compares this file
- * with the loaded extension through Reflection, so keep them in step.
+ * These docblocks are the per-method documentation of the API; docs/api.md is
+ * the reference around them (semantics, costs, the options table). Names,
+ * parameters, types, defaults and flags mirror redlock.stub.php exactly;
+ * tests/api/reflection_stub.phpt compares this file with the loaded extension
+ * through Reflection, and scripts/check-docs.sh checks that every method,
+ * option and INI entry appears here and in docs/api.md, so keep them in step.
  *
- * Option keys accepted per call by lock()/synchronized(): retry_count,
- * retry_delay, retry_jitter, wait, drift_factor, fencing, auto_release,
- * throw_on_lost, auto_extend, max_hold, wake_on_release, token, on_lost. Constructor-only (a \ValueError per call): connect_timeout,
- * timeout, persistent, prefix, restart_grace. Per call only (a \ValueError in the
- * constructor): token. Every option but token has an INI default
- * `redlock.<option>` (PHP_INI_ALL).
+ * Option keys accepted per call by lock(), synchronized(), lockAll() and
+ * semaphore(): retry_count, retry_delay, retry_jitter, wait, drift_factor,
+ * fencing, auto_release, throw_on_lost, auto_extend, max_hold,
+ * wake_on_release, fair, on_lost, token (not semaphore()), shared (not
+ * semaphore()) and weight (semaphore() only). Constructor-only (a
+ * \ValueError per call): connect_timeout, timeout, persistent, prefix,
+ * restart_grace, tls. Per call only (a \ValueError in the constructor):
+ * token, shared, weight. restore() takes its own: resources, mode, limit,
+ * weight.
+ *
+ * INI entries (PHP_INI_ALL), the defaults of the options of the same name:
+ * redlock.retry_count, redlock.retry_delay, redlock.retry_jitter,
+ * redlock.wait, redlock.drift_factor, redlock.connect_timeout,
+ * redlock.timeout, redlock.persistent, redlock.prefix, redlock.fencing,
+ * redlock.auto_release, redlock.throw_on_lost, redlock.auto_extend,
+ * redlock.max_hold, redlock.wake_on_release, redlock.fair, redlock.on_lost
+ * ("throw" or ""), redlock.restart_grace ("auto" or ms); token, shared,
+ * weight and tls have none. redlock.metrics (PHP_INI_SYSTEM, on): the
+ * pool-wide table of RedLock::metrics().
  */
 
 namespace {
@@ -69,6 +85,7 @@ final class RedLock
      *     max_hold?: int<0, max>,
      *     on_lost?: 'throw'|(callable(Lock): void)|null,
      *     wake_on_release?: bool,
+     *     fair?: bool,
      *     restart_grace?: 'auto'|int<0, 2147483647>,
      *     tls?: array{
      *         cafile?: string|null, capath?: string|null, local_cert?: string|null,
@@ -80,8 +97,12 @@ final class RedLock
      *     wait 0 ms, drift_factor 0.01 (in [0, 1)), connect_timeout 50 ms,
      *     timeout 50 ms, persistent true, prefix "", fencing false,
      *     auto_release true, throw_on_lost false, auto_extend false,
-     *     max_hold 0 ms (no limit), wake_on_release true; each default comes from the INI entry
-     *     redlock.<option>. prefix is at most 512 bytes.
+     *     max_hold 0 ms (no limit), wake_on_release true, fair false; each
+     *     default comes from the INI entry redlock.<option>. prefix is at
+     *     most 512 bytes.
+     *     fair => true: with wait, waiters get the lock in the order they
+     *     asked, across processes and hosts, and newcomers do not overtake
+     *     them (docs/api.md "Fair waiting").
      *     restart_grace ('auto'): how long a node that restarted without its
      *     data (AOF off) stays out of the quorum: 'auto' = the longest TTL
      *     asked for under this prefix and node list, plus the drift (kept on
@@ -141,10 +162,16 @@ final class RedLock
      *     max_hold?: int<0, max>,
      *     on_lost?: 'throw'|(callable(Lock): void)|null,
      *     wake_on_release?: bool,
-     *     token?: non-empty-string
+     *     fair?: bool,
+     *     token?: non-empty-string,
+     *     shared?: bool
      * } $options Per-call overrides of the constructor options. token (per
      *     call only, 16 to 128 bytes, no NUL): use it instead of a random
      *     token; the caller makes it unique and unguessable (see restore()).
+     *     shared (per call only): a read lock, held with other read locks,
+     *     never with an exclusive one; with the token of a lock of the other
+     *     mode it converts that lock (docs/api.md "Read locks"). fair with
+     *     shared is a \ValueError.
      *
      * @return RedLock\Lock|null
      *
@@ -183,10 +210,16 @@ final class RedLock
      *     max_hold?: int<0, max>,
      *     on_lost?: 'throw'|(callable(Lock): void)|null,
      *     wake_on_release?: bool,
-     *     token?: non-empty-string
+     *     fair?: bool,
+     *     token?: non-empty-string,
+     *     shared?: bool
      * } $options Per-call overrides of the constructor options. token (per
      *     call only, 16 to 128 bytes, no NUL): use it instead of a random
      *     token; the caller makes it unique and unguessable (see restore()).
+     *     shared (per call only): a read lock, held with other read locks,
+     *     never with an exclusive one; with the token of a lock of the other
+     *     mode it converts that lock (docs/api.md "Read locks"). fair with
+     *     shared is a \ValueError.
      *
      * @return T
      *
@@ -213,7 +246,7 @@ final class RedLock
 
     /**
      * A Lock for a token acquired elsewhere (another process, a queued job),
-     * e.g. with lock()'s 'token' option. No node is asked.
+     * e.g. with lock()'s 'token' option. No node is asked (but for a permit).
      *
      * release(), extend() and isHeld() work on it as usual (token-checked).
      * Its validity is unknown: remaining() is 0 and isValid() false until an
@@ -223,12 +256,20 @@ final class RedLock
      *
      * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
      * @param non-empty-string $token 16 to 128 bytes, no NUL.
-     * @param array{resources?: list<non-empty-string>, mode?: 'exclusive'} $options
-     *     'resources': every resource of a lockAll() lock ($resource must be
-     *     the first); 'mode': 'exclusive' (read locks and permits are not
-     *     built yet: any other mode is a \ValueError).
+     * @param array{
+     *     resources?: list<non-empty-string>,
+     *     mode?: 'exclusive'|'shared'|'permit',
+     *     limit?: int<1, 1024>,
+     *     weight?: int<1, 1024>
+     * } $options 'resources': every resource of a lockAll() lock ($resource
+     *     must be one of them); 'mode': 'exclusive' (the default), 'shared'
+     *     (a read lock) or 'permit' (a semaphore permit, with its 'limit' and,
+     *     to check it, its 'weight'). A permit is the one restore that asks
+     *     the nodes: which slots hold the token (one round trip).
      *
      * @throws \ValueError bad $resource, $token or options.
+     * @throws RedLock\LockLostException mode 'permit': no permit of that weight holds the token.
+     * @throws RedLock\QuorumException mode 'permit': fewer than a quorum of nodes answered.
      */
     public function restore(string $resource, string $token, array $options = []): RedLock\Lock {}
 
@@ -253,7 +294,8 @@ final class RedLock
      *
      * @param list<non-empty-string> $resources 1 to 64 distinct resources, each as for lock().
      * @param int<1, 2147483647> $ttl ms.
-     * @param array<string, mixed> $options as lock()'s.
+     * @param array<string, mixed> $options as lock()'s ('shared': read locks
+     *     on all of them); 'fair' given per call is a \ValueError.
      *
      * @throws \ValueError empty, duplicate or too many resources, a bad resource, $ttl or option.
      * @throws RedLock\QuorumException fewer than a quorum of nodes answered.
@@ -272,8 +314,9 @@ final class RedLock
      * @param non-empty-string $resource 1 to 512 bytes, binary allowed, no NUL.
      * @param int<1, 1024> $limit the same in every call while permits are held.
      * @param int<1, 2147483647> $ttl ms.
-     * @param array<string, mixed> $options lock()'s, but 'token', and 'weight'
-     *     (1 ... $limit, default 1): that many permits at once, all or none.
+     * @param array<string, mixed> $options lock()'s, but 'token', 'shared' and
+     *     'fair' (each a \ValueError), and 'weight' (1 ... $limit, default 1):
+     *     that many permits at once, all or none.
      *
      * @throws \ValueError bad $resource, $limit, $ttl, weight or option.
      * @throws RedLock\Exception permits of $resource are held under another limit (both named).
@@ -319,8 +362,13 @@ final class RedLock
      * Counters for the current worker process (all RedLock objects together).
      * Never throws.
      *
-     * conflicts counts lock() calls that returned null; per node, timeouts are
-     * round trips that ran out of time and errors every other node failure.
+     * conflicts counts lock() calls that returned null; auto_extended the
+     * watchdog's successful extensions; attempts the acquisition attempts sent,
+     * wakeups the waits a release ended ahead of their retry timer; per node,
+     * timeouts are round trips that ran out of time and errors every other node
+     * failure; voting is false while a node that restarted empty is out of the
+     * quorum, and not_voting_why then says why ("restarted 12 s ago, votes in
+     * 48 s"; "restart check: no INFO" where an ACL refuses INFO, else null).
      *
      * @return array{
      *     acquired: int,
@@ -328,12 +376,17 @@ final class RedLock
      *     quorum_failures: int,
      *     released: int,
      *     extended: int,
+     *     attempts: int,
+     *     wakeups: int,
+     *     auto_extended: int,
      *     nodes: array<string, array{
      *         ok: int,
      *         errors: int,
      *         timeouts: int,
      *         last_error: string|null,
-     *         latency_us: array{p50: int, p99: int, max: int}
+     *         latency_us: array{p50: int, p99: int, max: int},
+     *         voting: bool,
+     *         not_voting_why: string|null
      *     }>
      * } nodes is keyed by each node's name (see nodes()); a node in connect
      *     back-off counts an error per call and says so in last_error.
@@ -351,8 +404,11 @@ final class RedLock
      * redlock_attempts_total, redlock_wakeups_total,
      * redlock_node_requests_total{node,result}, the histograms
      * redlock_node_latency_seconds{node}, redlock_wait_seconds and
-     * redlock_hold_seconds, and the gauges redlock_metrics_node_slots and
-     * redlock_metrics_shared. Serve it from a /metrics route.
+     * redlock_hold_seconds, per resource prefix (the resource up to its first
+     * ":") redlock_resource_acquisitions_total, _conflicts_total,
+     * _releases_total, _lost_total and _hold_seconds_total{resource}, and the
+     * gauges redlock_metrics_node_slots, redlock_metrics_resource_slots and
+     * redlock_metrics_shared. Serve it from a /metrics route (docs/metrics.md).
      *
      * @return non-empty-string
      */
@@ -372,7 +428,7 @@ namespace RedLock {
  */
 final class Lock
 {
-    /** The resource as given to lock(), without the prefix. */
+    /** The resource as given to lock() (the first of lockAll()'s), without the prefix. */
     public readonly string $resource;
 
     /**

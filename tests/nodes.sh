@@ -11,7 +11,7 @@
 #
 # The one launcher of every suite: the .phpt suite, PHPUnit (tests/fpm), the
 # torture test and the benchmark use start/stop/...; the C unit tests
-# (redlock_core/tests/unit_tests.c), which own their servers as child
+# (redlock_core/tests/nodes_fixture.c, watchdog_tests.c), which own their servers as child
 # processes, use `run`: it execs one redis-server in the foreground (same pid)
 # with the same command line, files DIR/NAME.{log,sock,rdb}.
 #

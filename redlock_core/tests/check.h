@@ -9,7 +9,10 @@
 
 #include "rl.h"
 
-static int t_fail; /* failed checks in the current test */
+/* failed checks in the current test; one variable for every file of a program
+ * (weak: each file that includes this defines it, the linker keeps one), so
+ * a helper in another file (tests/nodes_fixture.c) counts against the test */
+__attribute__((weak)) int t_fail;
 
 static inline void check_failf(const char *file, int line, const char *fmt, ...)
 {
@@ -64,6 +67,15 @@ static inline const char *outcome_name(int o)
         int a_ = (a), b_ = (b);                                                                                       \
         if (a_ != b_) check_failf(__FILE__, __LINE__, "%s: got %s, want %s", #a, outcome_name(a_), outcome_name(b_)); \
     } while (0)
+
+/* a lock token: RL_TOKEN_LEN lowercase hex digits */
+static inline int is_lower_hex_token(const char *t)
+{
+    if (strlen(t) != RL_TOKEN_LEN) return 0;
+    for (int i = 0; i < RL_TOKEN_LEN; i++)
+        if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f'))) return 0;
+    return 1;
+}
 
 /* ---- the runner every test program's main() calls ---- */
 typedef struct test_case {

@@ -49,7 +49,13 @@ const char *__tsan_default_options(void);
 const char *__tsan_default_options(void) { return "die_after_fork=0"; }
 
 #define NNODES 5
-#define TIMEOUT_MS 100
+/* Every time in these tests is scaled by S: the watchdog's extensions (a
+ * thread) and the nodes' replies must keep up with TTLs of a few hundred ms
+ * on a loaded machine (the test command's lanes share 2 cores; ThreadSanitizer
+ * slows every access). At 1x, a 300 ms TTL and 100 ms node timeouts lost
+ * the lock under a load average of 19 (watchdog_held_past_ttl: LOST). */
+#define S(ms) ((ms) * 3)
+#define TIMEOUT_MS S(100)
 
 static struct {
     int port;
@@ -278,14 +284,14 @@ static void test_held_past_ttl(void)
     rl_lock_info info, other;
     REQUIRE(client_open(&a) == 0 && client_open(&b) == 0);
     make_key(key, sizeof(key), "held");
-    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    rl_watch *w = acquire_watched(&a, key, S(300), 0, &info);
     REQUIRE(w != NULL);
     int conflicts = 0, tries = 0;
-    uint64_t end = mono_ms() + 1500;
+    uint64_t end = mono_ms() + S(1500);
     while (mono_ms() < end) {
-        msleep(100);
+        msleep(S(100));
         tries++;
-        conflicts += rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL) == RL_CONFLICT;
+        conflicts += rl_acquire(&b.ctx, key, strlen(key), S(300), &one_try, &other, NULL) == RL_CONFLICT;
         CHECK(rl_watch_remaining_ms(w) > 0);
     }
     rl_watch_status st;
@@ -297,7 +303,7 @@ static void test_held_past_ttl(void)
     rl_watch_stop(w);
     CHECK_EQ(state_of(w), RL_WATCH_STOPPED);
     CHECK_OUT(rl_release(&a.ctx, key, strlen(key), info.token, NULL), RL_RELEASED);
-    CHECK_OUT(rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL), RL_ACQUIRED);
+    CHECK_OUT(rl_acquire(&b.ctx, key, strlen(key), S(300), &one_try, &other, NULL), RL_ACQUIRED);
     rl_release(&b.ctx, key, strlen(key), other.token, NULL);
     rl_watch_unref(w);
     client_close(&a);
@@ -312,16 +318,16 @@ static void test_no_extension_after_stop(void)
     rl_lock_info info;
     REQUIRE(client_open(&a) == 0);
     make_key(key, sizeof(key), "stop");
-    rl_watch *w = acquire_watched(&a, key, 150, 0, &info);
+    rl_watch *w = acquire_watched(&a, key, S(150), 0, &info);
     REQUIRE(w != NULL);
-    msleep(400); /* a few extensions */
+    msleep(S(400)); /* a few extensions */
     rl_watch_status st;
     rl_watch_status_get(w, &st);
     CHECK(st.extensions >= 2);
     rl_watch_stop(w);
-    msleep(30);
+    msleep(S(30));
     long long before = evalsha_total();
-    msleep(400); /* would be ~8 extensions x 5 nodes */
+    msleep(S(400)); /* would be ~8 extensions x 5 nodes */
     CHECK_EQ(evalsha_total(), before);
     rl_watch_status_get(w, &st);
     CHECK_EQ(st.state, RL_WATCH_STOPPED);
@@ -338,16 +344,16 @@ static void test_lost_three_paused(void)
     rl_lock_info info;
     REQUIRE(client_open(&a) == 0);
     make_key(key, sizeof(key), "lost");
-    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    rl_watch *w = acquire_watched(&a, key, S(300), 0, &info);
     REQUIRE(w != NULL);
     for (int i = 0; i < 3; i++) node_pause(i);
     uint64_t t0 = mono_ms();
-    while (state_of(w) == RL_WATCH_ACTIVE && mono_ms() - t0 < 2000) msleep(10);
+    while (state_of(w) == RL_WATCH_ACTIVE && mono_ms() - t0 < S(2000)) msleep(S(10));
     uint64_t took = mono_ms() - t0;
     rl_watch_status st;
     rl_watch_status_get(w, &st);
     CHECK_EQ(st.state, RL_WATCH_LOST);
-    CHECK(took < 300 + 2 * TIMEOUT_MS + 100);
+    CHECK(took < S(300) + 2 * TIMEOUT_MS + S(100));
     CHECK_EQ(st.valid_until_us, 0);
     CHECK_EQ(rl_watch_remaining_ms(w), 0);
     CHECK(strstr(st.reason, "quorum") != NULL);
@@ -357,7 +363,7 @@ static void test_lost_three_paused(void)
     if (strstr(st.reason, name) == NULL) printf("    reason: %s\n", st.reason);
     long long ext = (long long)st.extensions;
     for (int i = 0; i < 3; i++) node_resume(i);
-    msleep(400);
+    msleep(S(400));
     rl_watch_status_get(w, &st);
     CHECK_EQ(st.state, RL_WATCH_LOST); /* stays lost: no more extensions */
     CHECK_EQ((long long)st.extensions, ext);
@@ -377,22 +383,22 @@ static void test_max_hold(void)
     REQUIRE(client_open(&a) == 0 && client_open(&b) == 0);
     make_key(key, sizeof(key), "maxhold");
     uint64_t t0 = mono_ms();
-    rl_watch *w = acquire_watched(&a, key, 300, 700, &info);
+    rl_watch *w = acquire_watched(&a, key, S(300), S(700), &info);
     REQUIRE(w != NULL);
-    while (state_of(w) == RL_WATCH_ACTIVE && mono_ms() - t0 < 3000) msleep(10);
+    while (state_of(w) == RL_WATCH_ACTIVE && mono_ms() - t0 < S(3000)) msleep(S(10));
     uint64_t stopped = mono_ms() - t0;
     CHECK_EQ(state_of(w), RL_WATCH_MAX_HOLD);
-    CHECK(stopped >= 700 && stopped < 900);
+    CHECK(stopped >= S(700) && stopped < S(900));
     /* still held until its validity runs out, then free for others */
     CHECK(rl_watch_remaining_ms(w) > 0);
-    CHECK_OUT(rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL), RL_CONFLICT);
-    while (rl_watch_remaining_ms(w) > 0 && mono_ms() - t0 < 3000) msleep(10);
+    CHECK_OUT(rl_acquire(&b.ctx, key, strlen(key), S(300), &one_try, &other, NULL), RL_CONFLICT);
+    while (rl_watch_remaining_ms(w) > 0 && mono_ms() - t0 < S(3000)) msleep(S(10));
     uint64_t expired = mono_ms() - t0;
-    CHECK(expired <= 700 + 300 + 50);
+    CHECK(expired <= S(700) + S(300) + S(50));
     int got = 0;
     for (int k = 0; k < 30 && !got; k++) {
-        got = rl_acquire(&b.ctx, key, strlen(key), 300, &one_try, &other, NULL) == RL_ACQUIRED;
-        if (!got) msleep(10);
+        got = rl_acquire(&b.ctx, key, strlen(key), S(300), &one_try, &other, NULL) == RL_ACQUIRED;
+        if (!got) msleep(S(10));
     }
     CHECK(got);
     if (got) rl_release(&b.ctx, key, strlen(key), other.token, NULL);
@@ -413,7 +419,7 @@ static void *reader(void *arg)
         rl_watch_status_get(g_read_w, &st);
         int64_t ms = rl_watch_remaining_ms(g_read_w);
         if (st.state == RL_WATCH_ACTIVE && ms <= 0) bad += 1000;
-        if (ms > 300) bad += 1;
+        if (ms > S(300)) bad += 1;
         usleep(50);
     }
     return (void *)bad;
@@ -426,22 +432,22 @@ static void test_readers(void)
     rl_lock_info info;
     REQUIRE(client_open(&a) == 0);
     make_key(key, sizeof(key), "readers");
-    g_read_w = acquire_watched(&a, key, 300, 0, &info);
+    g_read_w = acquire_watched(&a, key, S(300), 0, &info);
     REQUIRE(g_read_w != NULL);
     g_read_stop = 0;
     pthread_t th[4];
     for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, reader, NULL);
     /* the caller's own extend in between, paused and resumed */
     for (int k = 0; k < 5; k++) {
-        msleep(100);
+        msleep(S(100));
         rl_lock_info cur;
         int st = rl_watch_pause(g_read_w, &cur);
         CHECK_EQ(st, RL_WATCH_ACTIVE);
-        int r = rl_extend(&a.ctx, key, strlen(key), info.token, 300, 0.01, &cur, NULL);
+        int r = rl_extend(&a.ctx, key, strlen(key), info.token, S(300), 0.01, &cur, NULL);
         CHECK_OUT(r, RL_EXTENDED);
-        rl_watch_resume(g_read_w, r, 300, &cur);
+        rl_watch_resume(g_read_w, r, S(300), &cur);
     }
-    msleep(300);
+    msleep(S(300));
     g_read_stop = 1;
     long bad = 0;
     for (int i = 0; i < 4; i++) {
@@ -469,9 +475,9 @@ static void test_fork(void)
     rl_lock_info info;
     REQUIRE(client_open(&a) == 0);
     make_key(key, sizeof(key), "fork");
-    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    rl_watch *w = acquire_watched(&a, key, S(300), 0, &info);
     REQUIRE(w != NULL);
-    msleep(150);
+    msleep(S(150));
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -485,7 +491,7 @@ static void test_fork(void)
          * of a threaded process) */
         rl_watch_unref(w);
         rl_watchdog_shutdown();
-        msleep(400); /* the parent's extensions go on meanwhile */
+        msleep(S(400)); /* the parent's extensions go on meanwhile */
         _exit(code);
     }
     REQUIRE(pid > 0);
@@ -516,14 +522,14 @@ static void test_many(void)
     int ok = 0;
     for (int i = 0; i < MANY; i++) {
         make_key(keys[i], sizeof(keys[i]), "many");
-        ws[i] = acquire_watched(&a, keys[i], 600, 0, &infos[i]);
+        ws[i] = acquire_watched(&a, keys[i], S(600), 0, &infos[i]);
         ok += ws[i] != NULL;
     }
     REQUIRE(ok == MANY);
     int running = 0;
     CHECK_EQ(rl_watchdog_active(&running), MANY);
     CHECK_EQ(running, 1);
-    msleep(2000);
+    msleep(S(2000));
     int active = 0, valid = 0;
     uint64_t ext = 0;
     for (int i = 0; i < MANY; i++) {
@@ -556,7 +562,7 @@ static void test_shutdown(void)
     rl_lock_info info;
     REQUIRE(client_open(&a) == 0);
     make_key(key, sizeof(key), "shutdown");
-    rl_watch *w = acquire_watched(&a, key, 300, 0, &info);
+    rl_watch *w = acquire_watched(&a, key, S(300), 0, &info);
     REQUIRE(w != NULL);
     rl_watchdog_shutdown();
     int running = -1;
@@ -564,14 +570,14 @@ static void test_shutdown(void)
     CHECK_EQ(running, 0);
     CHECK_EQ(state_of(w), RL_WATCH_STOPPED);
     long long before = evalsha_total();
-    msleep(250);
+    msleep(S(250));
     CHECK_EQ(evalsha_total(), before);
     rl_watch_unref(w);
     rl_release(&a.ctx, key, strlen(key), info.token, NULL);
     /* a new watch after shutdown starts a new thread */
-    w = acquire_watched(&a, key, 150, 0, &info);
+    w = acquire_watched(&a, key, S(150), 0, &info);
     REQUIRE(w != NULL);
-    msleep(200);
+    msleep(S(200));
     rl_watch_status st;
     rl_watch_status_get(w, &st);
     CHECK(st.extensions >= 1);
@@ -592,16 +598,16 @@ static void test_connections_reused(void)
     REQUIRE(client_open(&a) == 0);
     rl_watchdog_shutdown(); /* no set kept from the tests before */
     make_key(key, sizeof(key), "reuse");
-    CHECK_OUT(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &info, NULL), RL_ACQUIRED); /* our own, opened */
+    CHECK_OUT(rl_acquire(&a.ctx, key, strlen(key), S(300), &one_try, &info, NULL), RL_ACQUIRED); /* our own, opened */
     rl_release(&a.ctx, key, strlen(key), info.token, NULL);
     long long before[NNODES];
     for (int i = 0; i < NNODES; i++) before[i] = info_field(i, "total_connections_received");
     uint64_t ext = 0;
     for (int k = 0; k < 5; k++) {
         make_key(key, sizeof(key), "reuse");
-        rl_watch *w = acquire_watched(&a, key, 150, 0, &info);
+        rl_watch *w = acquire_watched(&a, key, S(150), 0, &info);
         REQUIRE(w != NULL);
-        msleep(130); /* past a third of the ttl: the watchdog extended it */
+        msleep(S(130)); /* past a third of the ttl: the watchdog extended it */
         rl_watch_stop(w);
         rl_watch_status st;
         rl_watch_status_get(w, &st);
@@ -624,12 +630,12 @@ static void test_idle_sets_closed(void)
     rl_lock_info info;
     REQUIRE(client_open(&a) == 0);
     rl_watchdog_shutdown();
-    rl_watchdog_set_idle_ms(300);
+    rl_watchdog_set_idle_ms(S(300));
     make_key(key, sizeof(key), "idle");
     long long clients0 = info_field(0, "connected_clients");
-    rl_watch *w = acquire_watched(&a, key, 150, 0, &info);
+    rl_watch *w = acquire_watched(&a, key, S(150), 0, &info);
     REQUIRE(w != NULL);
-    msleep(130);
+    msleep(S(130));
     rl_watch_stop(w);
     rl_release(&a.ctx, key, strlen(key), info.token, NULL);
     rl_watch_unref(w);
@@ -639,18 +645,18 @@ static void test_idle_sets_closed(void)
     /* ours, the watchdog's (idle) and the probe's */
     CHECK_EQ(info_field(0, "connected_clients"), clients0 + 2);
     uint64_t t0 = mono_ms();
-    while (rl_watchdog_sets(NULL) > 0 && mono_ms() - t0 < 2000) msleep(10);
+    while (rl_watchdog_sets(NULL) > 0 && mono_ms() - t0 < S(2000)) msleep(S(10));
     uint64_t took = mono_ms() - t0;
     CHECK_EQ(rl_watchdog_sets(NULL), 0);
-    CHECK(took < 300 + 300);
+    CHECK(took < S(300) + S(300));
     long long clients = -1;
     for (int k = 0; k < 50; k++) { /* the server sees the close a moment later */
         clients = info_field(0, "connected_clients");
         if (clients == clients0 + 1) break;
-        msleep(10);
+        msleep(S(10));
     }
     CHECK_EQ(clients, clients0 + 1);
-    rl_watchdog_set_idle_ms(0);
+    rl_watchdog_set_idle_ms(S(0));
     client_close(&a);
 }
 
@@ -665,14 +671,14 @@ static void test_drop_idle(void)
     rl_watchdog_shutdown();
     for (int persistent = 0; persistent < 2; persistent++) {
         make_key(key, sizeof(key), "drop");
-        REQUIRE(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &info, NULL) == RL_ACQUIRED);
+        REQUIRE(rl_acquire(&a.ctx, key, strlen(key), S(300), &one_try, &info, NULL) == RL_ACQUIRED);
         rl_watch_spec spec = {.confs = a.confs,
                               .conns = a.conns,
                               .n = NNODES,
                               .key = key,
                               .keylen = strlen(key),
                               .token = info.token,
-                              .ttl_ms = 300,
+                              .ttl_ms = S(300),
                               .drift_factor = 0.01,
                               .persistent = persistent};
         rl_watch *w = rl_watch_start(&spec, &info);
@@ -699,27 +705,27 @@ static void test_no_lookup_in_thread(void)
     REQUIRE(client_open_host(&a, "localhost") == 0);
     rl_watchdog_shutdown();
     make_key(key, sizeof(key), "names");
-    g_slow_ms = 1000; /* a lookup in the watchdog thread: 1 s, past the 300 ms ttl */
+    g_slow_ms = S(1000); /* a lookup in the watchdog thread: 1 s, past the 300 ms ttl */
     g_gai_other = 0;
     g_gai_main = 0;
-    CHECK_OUT(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &info, NULL), RL_ACQUIRED);
+    CHECK_OUT(rl_acquire(&a.ctx, key, strlen(key), S(300), &one_try, &info, NULL), RL_ACQUIRED);
     CHECK(g_gai_main >= NNODES); /* the caller's own connections resolved "localhost" */
     rl_release(&a.ctx, key, strlen(key), info.token, NULL);
     for (int round = 0; round < 2; round++) {
         make_key(key, sizeof(key), "names");
         rl_lock_info li;
-        REQUIRE(rl_acquire(&a.ctx, key, strlen(key), 300, &one_try, &li, NULL) == RL_ACQUIRED);
+        REQUIRE(rl_acquire(&a.ctx, key, strlen(key), S(300), &one_try, &li, NULL) == RL_ACQUIRED);
         rl_watch_spec spec = {.confs = a.confs,
                               .conns = round == 0 ? a.conns : NULL, /* without: resolved in this thread */
                               .n = NNODES,
                               .key = key,
                               .keylen = strlen(key),
                               .token = li.token,
-                              .ttl_ms = 300,
+                              .ttl_ms = S(300),
                               .drift_factor = 0.01};
         rl_watch *w = rl_watch_start(&spec, &li);
         REQUIRE(w != NULL);
-        msleep(700); /* two ttls */
+        msleep(S(700)); /* two ttls */
         rl_watch_status st;
         rl_watch_status_get(w, &st);
         CHECK_EQ(st.state, RL_WATCH_ACTIVE);
@@ -727,7 +733,7 @@ static void test_no_lookup_in_thread(void)
         CHECK(st.extensions >= 3);
         uint64_t t0 = mono_ms();
         rl_watch_stop(w); /* (release() waits for an extension in flight: never for a lookup) */
-        CHECK(mono_ms() - t0 < 300);
+        CHECK(mono_ms() - t0 < S(300));
         rl_release(&a.ctx, key, strlen(key), li.token, NULL);
         rl_watch_unref(w);
     }
@@ -760,29 +766,29 @@ static void test_on_lost(void)
     make_key(k1, sizeof(k1), "lost-maxhold");
     make_key(k2, sizeof(k2), "lost-stopped");
     uint64_t t0 = mono_ms();
-    REQUIRE(rl_acquire(&a.ctx, k0, strlen(k0), 300, &one_try, &i0, NULL) == RL_ACQUIRED);
-    REQUIRE(rl_acquire(&a.ctx, k1, strlen(k1), 300, &one_try, &i1, NULL) == RL_ACQUIRED);
-    REQUIRE(rl_acquire(&a.ctx, k2, strlen(k2), 300, &one_try, &i2, NULL) == RL_ACQUIRED);
+    REQUIRE(rl_acquire(&a.ctx, k0, strlen(k0), S(300), &one_try, &i0, NULL) == RL_ACQUIRED);
+    REQUIRE(rl_acquire(&a.ctx, k1, strlen(k1), S(300), &one_try, &i1, NULL) == RL_ACQUIRED);
+    REQUIRE(rl_acquire(&a.ctx, k2, strlen(k2), S(300), &one_try, &i2, NULL) == RL_ACQUIRED);
     int sets_before = rl_watchdog_sets(NULL);
     rl_watch_spec s0 = {.confs = a.confs,
                         .n = NNODES,
                         .key = k0,
                         .keylen = strlen(k0),
                         .token = i0.token,
-                        .ttl_ms = 300,
+                        .ttl_ms = S(300),
                         .drift_factor = 0.01,
                         .deadline_only = 1,
                         .on_lost = on_lost_cb,
                         .on_lost_arg = (void *)(intptr_t)0};
     rl_watch_spec s1 = s0, s2 = s0;
-    s1.key = k1, s1.keylen = strlen(k1), s1.token = i1.token, s1.deadline_only = 0, s1.max_hold_ms = 500;
+    s1.key = k1, s1.keylen = strlen(k1), s1.token = i1.token, s1.deadline_only = 0, s1.max_hold_ms = S(500);
     s1.on_lost_arg = (void *)(intptr_t)1;
     s2.key = k2, s2.keylen = strlen(k2), s2.token = i2.token, s2.on_lost_arg = (void *)(intptr_t)2;
     rl_watch *w0 = rl_watch_start(&s0, &i0), *w1 = rl_watch_start(&s1, &i1), *w2 = rl_watch_start(&s2, &i2);
     REQUIRE(w0 && w1 && w2);
     rl_watch_stop(w2);
-    while ((g_lost_calls[0] == 0 || g_lost_calls[1] == 0) && mono_ms() - t0 < 3000) msleep(5);
-    msleep(100);
+    while ((g_lost_calls[0] == 0 || g_lost_calls[1] == 0) && mono_ms() - t0 < S(3000)) msleep(S(5));
+    msleep(S(100));
     CHECK_EQ(g_lost_calls[0], 1);
     CHECK_EQ(g_lost_calls[1], 1);
     CHECK_EQ(g_lost_calls[2], 0);
@@ -791,9 +797,9 @@ static void test_on_lost(void)
     CHECK_EQ(state_of(w2), RL_WATCH_STOPPED);
     /* not before the validity's end, and within a few ms of it */
     uint64_t end0 = i0.valid_until_us / 1000u;
-    CHECK(g_lost_at[0] >= end0 && g_lost_at[0] < end0 + 50);
+    CHECK(g_lost_at[0] >= end0 && g_lost_at[0] < end0 + S(50));
     /* max_hold 500: extended until then, lost one validity (<= 300 ms) later */
-    CHECK(g_lost_at[1] >= t0 + 500 && g_lost_at[1] < t0 + 500 + 300 + 100);
+    CHECK(g_lost_at[1] >= t0 + S(500) && g_lost_at[1] < t0 + S(500) + S(300) + S(100));
     /* the deadline watches opened no connections: only the max_hold one's node set */
     CHECK(rl_watchdog_sets(NULL) <= sets_before + 1);
     rl_watch_unref(w0);
@@ -822,21 +828,21 @@ static void test_poke(void)
         p[i].arg = (void *)(intptr_t)i;
     }
     uint64_t t0 = mono_ms();
-    REQUIRE(rl_watchdog_poke(&p[0], 20000) == 0);
-    REQUIRE(rl_watchdog_poke(&p[1], 60000) == 0);
-    REQUIRE(rl_watchdog_poke(&p[2], 40000) == 0);
-    REQUIRE(rl_watchdog_poke(&p[0], 500000) == 0); /* armed: keeps 20 ms */
+    REQUIRE(rl_watchdog_poke(&p[0], S(20000)) == 0);
+    REQUIRE(rl_watchdog_poke(&p[1], S(60000)) == 0);
+    REQUIRE(rl_watchdog_poke(&p[2], S(40000)) == 0);
+    REQUIRE(rl_watchdog_poke(&p[0], S(500000)) == 0); /* armed: keeps 20 ms */
     rl_watchdog_poke_cancel(&p[2]);
-    while ((g_pokes[0] == 0 || g_pokes[1] == 0) && mono_ms() - t0 < 3000) msleep(2);
-    msleep(100);
+    while ((g_pokes[0] == 0 || g_pokes[1] == 0) && mono_ms() - t0 < S(3000)) msleep(S(2));
+    msleep(S(100));
     CHECK_EQ(g_pokes[0], 1);
     CHECK_EQ(g_pokes[1], 1);
     CHECK_EQ(g_pokes[2], 0);
-    CHECK(g_poke_at[0] >= t0 + 20 && g_poke_at[0] < t0 + 20 + 50);
-    CHECK(g_poke_at[1] >= t0 + 60 && g_poke_at[1] < t0 + 60 + 50);
+    CHECK(g_poke_at[0] >= t0 + S(20) && g_poke_at[0] < t0 + S(20) + S(50));
+    CHECK(g_poke_at[1] >= t0 + S(60) && g_poke_at[1] < t0 + S(60) + S(50));
     /* once run it is not armed: a new poke runs it again */
-    REQUIRE(rl_watchdog_poke(&p[0], 1000) == 0);
-    while (g_pokes[0] < 2 && mono_ms() - t0 < 3000) msleep(2);
+    REQUIRE(rl_watchdog_poke(&p[0], S(1000)) == 0);
+    while (g_pokes[0] < 2 && mono_ms() - t0 < S(3000)) msleep(S(2));
     CHECK_EQ(g_pokes[0], 2);
     rl_watchdog_poke_cancel(&p[0]); /* not armed: a no-op */
 }

@@ -140,7 +140,7 @@ function worker(int $id, string $kind): int
         'solo_calls' => 0, 'live_overlaps' => 0, 'incs' => [], 'late_writes' => 0, 'errors' => []];
     [$lo, $hi] = fr_range('FR_SHORT_TTL', '300-1500');
     // every process learns every node's run_id before the faults begin (a process that
-    // never saw a node cannot tell a restart from a new node: README "Restarted nodes")
+    // never saw a node cannot tell a restart from a new node: docs/api.md "Restarted nodes")
     // (with the run's options: the pooled connections are those of its calls; the nodes have
     // just started and the machine may be busy: until every node answered, for up to 10 s)
     $warm = new RedLock($nodes, fr_opts('fr:warm:'));
@@ -165,7 +165,7 @@ function worker(int $id, string $kind): int
                 if (!is_array($req)) continue;
                 [$prefix, $res, $ttl, $workMs, $rid] = explode('|', $req[1]);
                 // each hold in a new process (a job started for it): its RedLock judges every
-                // node at first sight, as a new process does (README "Restarted nodes"); an
+                // node at first sight, as a new process does (docs/api.md "Restarted nodes"); an
                 // object of this process would count a node it saw restart only after a call
                 // with N - Q + 1 other nodes answering, which a partitioned round never has
                 $p = proc_open([PHP_BINARY, '-n', '-d', 'extension=' . fr_env('FR_SO'), '-d', 'extension=posix', __FILE__,
@@ -358,7 +358,7 @@ final class Injector
     }
     /** its wall clock forward by $s seconds (its keys expire early), while it is paused
      * for more than a second: the clients' TIME sample (at most once a second) then
-     * always comes after the step (README "Restarted nodes": seen within a second) */
+     * always comes after the step (docs/api.md "Restarted nodes": seen within a second) */
     public function clockStep(int $k, int $s): bool
     {
         if ((getenv('FR_CLOCKSO') ?: '') === '' || isset($this->paused[$k]) || !$this->mayLose($k)) return false;

@@ -19,7 +19,7 @@ $first = $rl->stats()['nodes'][$name5];
 
 // During the back-off the node is not even tried: each call's failure for it
 // says back-off. The back-off is 100 ms after the first refused connect and
-// doubles (README "Back-off": 100 ms doubling to 2 s), so in S ms a node
+// doubles (docs/api.md "Slow, hung and restarted nodes": back-off 100 ms doubling to 2 s), so in S ms a node
 // refused at the start may be tried again at most 1 + log2(S / 100 + 1)
 // times, however fast the calls are: the rest of the 40 calls must skip it.
 $tried = $skippedCalls = $uncounted = 0;

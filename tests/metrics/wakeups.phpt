@@ -26,8 +26,11 @@ foreach ([true, false] as $wake) {
     [, $what] = wait_holder_done($h);
     $after = rlm_parse(RedLock::metrics());
     $d = fn (string $f) => rlm_counter($after, $f) - rlm_counter($before, $f);
+    // (one release can end two waits: reported from fewer than a quorum of nodes once its grace ran
+    // out, on a loaded machine, and again when its quorum completes, if the attempt between failed)
+    $wk = $d('redlock_wakeups_total');
     echo $wake ? 'wake_on_release' : 'polling', ": acquired ", $l ? 'yes' : 'no', ", holder $what, wakeups +",
-        $d('redlock_wakeups_total'), ", attempts +", $d('redlock_attempts_total') >= 2 ? '2 or more' : $d('redlock_attempts_total'), "\n";
+        $wk >= 1 && $wk <= 2 ? '1 or 2' : $wk, ", attempts +", $d('redlock_attempts_total') >= 2 ? '2 or more' : $d('redlock_attempts_total'), "\n";
     $l?->release();
     rl_del($res);
 }
@@ -41,7 +44,7 @@ $held->release();
 ?>
 --EXPECT--
 at start: 0
-wake_on_release: acquired yes, holder released, wakeups +1, attempts +2 or more
+wake_on_release: acquired yes, holder released, wakeups +1 or 2, attempts +2 or more
 polling: acquired yes, holder released, wakeups +0, attempts +2 or more
 NULL
 retries without wait: wakeups +0

@@ -31,7 +31,7 @@ const TAG = 'fenced';
 const AUX_TIMEOUT = 5.0;
 const RESOURCE = 'fenced:resource';
 
-// The storage's fence check, as README "Fencing tokens" describes it: an operation with a fence
+// The storage's fence check, as docs/safety.md "Fencing tokens: what the storage must do" describes it: an operation with a fence
 // lower than the highest seen is refused; the read also records its fence, so a holder
 // whose lock expired between its read and its write cannot overwrite a newer holder's
 // result computed from the same value.
