@@ -105,10 +105,11 @@ ZEND_BEGIN_MODULE_GLOBALS(redlock)
     /* per request: locks to release at request end; id -> php_redlock_held* */
     HashTable held;
     /* per request: the watchdog's handles of the auto_extend locks acquired
-     * in it (php_redlock_watched*, redlock_lock.c), stopped at request end */
+     * in it (php_redlock_watched*, redlock_watch.c; made and emptied with held,
+     * redlock_lock.c), stopped at request end */
     HashTable watched;
     bool held_active;
-    /* per request: the locks with on_lost (redlock_lost.c); id -> php_redlock_lost* */
+    /* per request: the locks with on_lost (redlock_watch.c); id -> php_redlock_lost* */
     HashTable lost;
     bool lost_active;
     uint64_t next_held_id;

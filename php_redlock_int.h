@@ -97,7 +97,8 @@ ZEND_INI_MH(php_redlock_ini_update_STRING);
 ZEND_INI_MH(php_redlock_ini_update_LOST);
 ZEND_INI_MH(php_redlock_ini_update_GRACE);
 
-/* ---------- pool-wide metrics (redlock_metrics.c, README "RedLock::metrics()") ----------
+/* ---------- pool-wide metrics (redlock_metrics.c, README "RedLock::metrics()"; the table:
+ * redlock_metrics_table.c; RedLock::metrics() and phpinfo(): redlock_metrics_text.c) ----------
  * One fixed table in shared memory for the processes of one user: php-fpm's
  * workers of that user (a file only that user can open), or a process and its
  * children; every thread of a ZTS process uses it. Bound at each process'
@@ -133,12 +134,16 @@ typedef struct php_redlock_mseen {
 /* MINIT (after the INI entries) and MSHUTDOWN */
 void php_redlock_metrics_startup(void);
 void php_redlock_metrics_shutdown(void);
-/* RINIT, first: binds this process' table at its first request (and after a fork or a change of euid) */
-void php_redlock_metrics_rinit(void);
+/* RINIT, first: binds this process' table at its first request (and after a fork or a change of euid);
+ * true when it bound a new one: the pool's connections then count into it (php_redlock_pool_retrack) */
+bool php_redlock_metrics_rinit(void);
 void php_redlock_metrics_add(enum php_redlock_metric m, uint64_t n);
 /* the slot of a resource's prefix (found or claimed; the "other" slot when the table is
  * full): what the per-resource calls below take. resource: as given, without the group's prefix */
 int php_redlock_metrics_resource(const char *resource, size_t len);
+/* the same of a lock's key: the group's prefix (pl bytes) . resource, or a key list (its first
+ * key), or a permit's slot list (its resource) */
+int php_redlock_metrics_key_resource(const zend_string *key, size_t pl);
 /* an exclusive acquisition of resource slot res that took wait_us from the lock() call */
 /* mode: 0 exclusive, 1 permit, 2 shared */
 void php_redlock_metrics_acquired(uint64_t wait_us, int mode, int res);
@@ -153,12 +158,16 @@ struct php_redlock_pooled;
 /* a new command connection of the pool: its node's slot (claimed when the name is
  * new; the "other" slot when the table is full) into p->mseen */
 void php_redlock_metrics_track(struct php_redlock_pooled *p);
+/* after php_redlock_metrics_rinit() bound a new table: p's node slot in it */
+void php_redlock_metrics_retrack(struct php_redlock_pooled *p);
 /* the group's transport: rl_net_fanout over g->net, then each node's results into the table */
 int php_redlock_metrics_fanout(void *group, const rl_cmd *cmd, rl_result *res, int n, rl_decide_fn decide, void *ud);
-/* what this worker's connections counted since they last reported (replies read
- * at request end), and the watchdog's extensions */
-void php_redlock_metrics_sync_pool(void);
-void php_redlock_metrics_info(void); /* phpinfo() rows */
+/* what command connection p counted since it last reported (replies read at request end);
+ * the pool reports each (php_redlock_pool_report) */
+void php_redlock_metrics_report(struct php_redlock_pooled *p);
+/* the watchdog's extensions this process has not reported yet */
+void php_redlock_metrics_report_watchdog(void);
+void php_redlock_metrics_info(void); /* phpinfo() rows (redlock_metrics_text.c) */
 
 /* ---------- nodes, the connection pool and groups (redlock_nodes.c) ---------- */
 
@@ -222,6 +231,11 @@ php_redlock_pooled *php_redlock_pool_get_sub(const php_redlock_pooled *cmd);
 /* fn(p, ctx) for every pooled connection (subscribers too: p->sub) */
 typedef void (*php_redlock_pool_fn)(php_redlock_pooled *p, void *ctx);
 void php_redlock_pool_each(php_redlock_pool_fn fn, void *ctx);
+/* into the metrics table: what every command connection counted since it last reported,
+ * and the watchdog's extensions (request end, metrics(), phpinfo()) */
+void php_redlock_pool_report(void);
+/* each command connection's node slot in the table php_redlock_metrics_rinit() has just bound */
+void php_redlock_pool_retrack(void);
 uint32_t php_redlock_pool_size(void);
 /* for phpinfo(): connections in the pool, and of them open */
 void php_redlock_pool_counts(uint32_t *pooled, uint32_t *open);
@@ -267,7 +281,7 @@ void php_redlock_throw_quorum(php_redlock_group *g, const rl_call *call, const c
 /* When two nodes of the call proved to be one server: a RedLock\Exception, true. */
 bool php_redlock_throw_same_server(php_redlock_group *g, const rl_call *call, int outcome, const char *what);
 
-/* ---------- class RedLock (redlock_class.c) ---------- */
+/* ---------- class RedLock (redlock_class.c; the methods that acquire: redlock_acquire.c) ---------- */
 
 typedef struct php_redlock_obj {
     php_redlock_group *g;
@@ -279,7 +293,37 @@ typedef struct php_redlock_obj {
     zend_object std;
 } php_redlock_obj;
 
+static inline php_redlock_obj *php_redlock_from_obj(zend_object *o)
+{
+    return (php_redlock_obj *)((char *)o - XtOffsetOf(php_redlock_obj, std));
+}
+#define Z_REDLOCK_P(zv) php_redlock_from_obj(Z_OBJ_P(zv))
+
+/* The group of a RedLock method's $this, or NULL when it threw (not constructed). */
+static inline php_redlock_group *php_redlock_this_group(zval *this_zv)
+{
+    php_redlock_obj *o = Z_REDLOCK_P(this_zv);
+    if (!o->g) zend_throw_error(NULL, "RedLock object is not initialized");
+    return o->g;
+}
+
 void php_redlock_class_init(zend_class_entry *ce);
+
+/* ---------- a call's arguments and keys (redlock_keys.c) ---------- */
+
+/* $resource: 1 to REDLOCK_MAX_RESOURCE bytes, no NUL. */
+zend_result php_redlock_check_resource(zend_string *res, uint32_t argn);
+/* The TTL argument of lock(), synchronized() and extend(): 1 ... INT32_MAX. */
+zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn);
+/* g's prefix . resource (a new string). */
+zend_string *php_redlock_key(php_redlock_group *g, zend_string *resource);
+/* A read lock's key (docs/api.md "Read locks"): key (a key or a list, released) as a shared key list. */
+zend_string *php_redlock_shared_key(zend_string *key);
+/* lockAll()'s (or restore()'s "resources") list as one key list; NULL when it threw
+ * (argument argn; what: the message's start, "" or the option's name). */
+zend_string *php_redlock_key_list(php_redlock_group *g, HashTable *resources, uint32_t argn, const char *what);
+/* the resources of a list, as a fresh packed array in their order */
+HashTable *php_redlock_resource_list(HashTable *resources);
 
 /* ---------- class RedLock\Lock and the held-lock list (redlock_lock.c) ---------- */
 
@@ -309,7 +353,7 @@ typedef struct php_redlock_lock_obj {
     uint64_t held_id;  /* entry in the request-end release list, 0 when none */
     uint64_t acquired_us; /* rl_clock_monotonic when lock() got it (redlock_hold_seconds); 0: restored */
     rl_watch *watch;   /* auto_extend or on_lost: the watchdog's handle (validity follows it), else NULL */
-    struct php_redlock_lost *lost; /* on_lost: its delivery (redlock_lost.c), else NULL */
+    struct php_redlock_lost *lost; /* on_lost: its delivery (redlock_watch.c), else NULL */
     zend_object std;
 } php_redlock_lock_obj;
 
@@ -321,25 +365,21 @@ static inline php_redlock_lock_obj *php_redlock_lock_from_obj(zend_object *o)
 #define REDLOCK_LOCK_PROP(l, slot) OBJ_PROP_NUM(&(l)->std, REDLOCK_LOCK_PROP_##slot)
 
 zend_result php_redlock_lock_class_init(zend_class_entry *ce);
-/* A RedLock\Lock in out for a lock just acquired on key (taken over) of group g;
- * watch (taken over too) when the auto_extend watchdog extends it, else NULL. */
-/* resources: lockAll()'s list (a packed array of strings, copied), NULL: [resource] */
-php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
-                                           HashTable *resources,
-                                           zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
-                                           rl_watch *watch, bool permit);
-/* auto_extend: hand the lock just acquired on key to the watchdog (its own
- * connections, made from copies of g's node settings). NULL when it could
- * not (out of memory, no thread). */
-rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
-                                  const php_redlock_opts *o, struct php_redlock_lost *lost);
-/* Request end: stop watching every lock this request acquired (before they are released). */
-void php_redlock_watch_stop_all(void);
-void php_redlock_watch_count_lost(const rl_watch *w); /* on_lost told it: into the metrics now */
+/* What a new RedLock\Lock is of (php_redlock_lock_new, php_redlock_lock_restored). */
+typedef struct php_redlock_lock_spec {
+    php_redlock_group *g;
+    zend_string *key;      /* prefix . resource, or a key list: taken over */
+    zend_string *resource; /* $resource (lockAll(): the first of resources) */
+    HashTable *resources;  /* lockAll()'s list (a packed array of strings, copied), NULL: [resource] */
+    bool permit;           /* a semaphore's permit (key: its slots' list) */
+} php_redlock_lock_spec;
+/* A RedLock\Lock in out for a lock just acquired; watch (taken over) when the
+ * watchdog watches it (auto_extend, on_lost), else NULL. */
+php_redlock_lock_obj *php_redlock_lock_new(zval *out, const php_redlock_lock_spec *s, zend_long ttl,
+                                           const rl_lock_info *info, const php_redlock_opts *o, rl_watch *watch);
 /* A RedLock\Lock in out for a lock acquired elsewhere with token (restore()): validity
  * unknown (0), $ttl 0, $fence null, not on the request-end release list. */
-php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key, HashTable *resources,
-                                                zend_string *resource, zend_string *token, bool permit);
+php_redlock_lock_obj *php_redlock_lock_restored(zval *out, const php_redlock_lock_spec *s, zend_string *token);
 /* Release l's lock (release(), synchronized()); RL_* outcome. */
 int php_redlock_lock_release(php_redlock_lock_obj *l, rl_call *call);
 /* Take l off the request-end release list. */
@@ -352,9 +392,18 @@ void php_redlock_held_start(void);
 int php_redlock_held_release_all(bool ending);
 /* Request end's flush of the pool (RSHUTDOWN, releaseAll()): redlock_pool.c. */
 void php_redlock_pool_flush(void);
-/* ---------- on_lost (redlock_lost.c) ---------- */
+
+/* ---------- the request's watches and on_lost (redlock_watch.c) ---------- */
 
 typedef struct php_redlock_lost php_redlock_lost;
+/* auto_extend, on_lost: hand the lock just acquired on key to the watchdog (its own
+ * connections, made from copies of g's node settings; lost: on_lost's delivery, or
+ * NULL). NULL when it could not (out of memory, no thread). */
+rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
+                                  const php_redlock_opts *o, php_redlock_lost *lost);
+/* Request end, releaseAll(): stop watching every lock this request acquired (before
+ * they are released), and forget every on_lost delivery. */
+void php_redlock_watch_stop_all(void);
 /* MINIT/MSHUTDOWN: chain zend_interrupt_function; RINIT/RSHUTDOWN: the request's list. */
 void php_redlock_lost_minit(void);
 void php_redlock_lost_mshutdown(void);
@@ -364,16 +413,9 @@ void php_redlock_lost_rshutdown(void);
  * auto_extend: 'throw' unless told), or NULL: nothing to do (the hot path). */
 php_redlock_lost *php_redlock_lost_new(const php_redlock_opts *o, bool synchronized);
 void php_redlock_lost_free(php_redlock_lost *lost);
-/* For the watchdog (rl_watch_spec.on_lost): the lock is lost, tell its thread. */
-void php_redlock_lost_cb(void *arg);
 /* lost taken over by l (held until release or the request's end). */
 void php_redlock_lost_attach(php_redlock_lock_obj *l, php_redlock_lost *lost);
 /* Nothing more for l (release()): its watch is stopped already. */
 void php_redlock_lost_forget(php_redlock_lock_obj *l);
-/* Nothing more for any lock of this request (every watch stopped: request end, releaseAll()). */
-void php_redlock_lost_forget_all(void);
-
-/* The TTL argument of lock(), synchronized() and extend(): 1 ... INT32_MAX. */
-zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn);
 
 #endif

@@ -104,7 +104,9 @@ PHP_RINIT_FUNCTION(redlock)
     ZEND_TSRMLS_CACHE_UPDATE();
 #endif
     REDLOCK_G(request_id)++;
-    php_redlock_metrics_rinit(); /* before any code of the request: the table of this process' user */
+    /* before any code of the request: the table of this process' user (a new one: the pool's
+     * connections count into it from now on) */
+    if (php_redlock_metrics_rinit()) php_redlock_pool_retrack();
     php_redlock_held_start();
     php_redlock_lost_rinit();
     return SUCCESS;

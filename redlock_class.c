@@ -1,14 +1,9 @@
-/* redlock_class.c -- class RedLock: the constructor, lock(), synchronized(), isLocked(), restore(), forceRelease(),
- * quorum(), nodes(), stats(). */
+/* redlock_class.c -- class RedLock: its object, the constructor, and the methods that hand out no new lock:
+ * restore(), isLocked(), forceRelease(), releaseAll(), quorum(), nodes(), stats(). The methods that acquire are
+ * redlock_acquire.c's; RedLock::metrics() is redlock_metrics_text.c's. */
 #include "php_redlock_int.h"
 
 static zend_object_handlers php_redlock_handlers;
-
-static inline php_redlock_obj *php_redlock_from_obj(zend_object *o)
-{
-    return (php_redlock_obj *)((char *)o - XtOffsetOf(php_redlock_obj, std));
-}
-#define Z_REDLOCK_P(zv) php_redlock_from_obj(Z_OBJ_P(zv))
 
 static zend_object *php_redlock_create(zend_class_entry *ce)
 {
@@ -55,89 +50,6 @@ void php_redlock_class_init(zend_class_entry *ce)
     php_redlock_handlers.clone_obj = NULL;
 }
 
-/* ---------- arguments ---------- */
-
-static zend_result check_resource(zend_string *res, uint32_t argn)
-{
-    if (ZSTR_LEN(res) < 1 || ZSTR_LEN(res) > REDLOCK_MAX_RESOURCE) {
-        zend_argument_value_error(argn, "must be between 1 and %d bytes long", REDLOCK_MAX_RESOURCE);
-        return FAILURE;
-    }
-    if (memchr(ZSTR_VAL(res), '\0', ZSTR_LEN(res))) {
-        zend_argument_value_error(argn, "must not contain NUL bytes");
-        return FAILURE;
-    }
-    return SUCCESS;
-}
-
-zend_result php_redlock_check_ttl(zend_long ttl, uint32_t argn)
-{
-    if (ttl < 1 || ttl > INT32_MAX) {
-        zend_argument_value_error(argn, "must be between 1 and %d", INT32_MAX);
-        return FAILURE;
-    }
-    return SUCCESS;
-}
-
-static zend_string *make_key(php_redlock_group *g, zend_string *resource)
-{
-    return zend_string_concat2(ZSTR_VAL(g->opts.prefix), ZSTR_LEN(g->opts.prefix), ZSTR_VAL(resource),
-                               ZSTR_LEN(resource));
-}
-
-/* A read lock's key (docs/api.md "Read locks", rl.h rl_key_is_shared): the key
- * list with an empty first entry; key (a key or a list) is released. */
-static zend_string *shared_key(zend_string *key)
-{
-    const char *k = ZSTR_VAL(key);
-    size_t kl = ZSTR_LEN(key), len;
-    zend_string *s;
-    if (rl_key_is_list(k, kl)) {
-        s = zend_string_alloc(kl + 2, 0);
-        memcpy(ZSTR_VAL(s), "\0\0\0", 3);
-        memcpy(ZSTR_VAL(s) + 3, k + 1, kl - 1);
-        len = kl + 2;
-    } else {
-        s = zend_string_alloc(kl + 5, 0);
-        memcpy(ZSTR_VAL(s), "\0\0\0", 3);
-        ZSTR_VAL(s)[3] = (char)(kl >> 8);
-        ZSTR_VAL(s)[4] = (char)(kl & 255);
-        memcpy(ZSTR_VAL(s) + 5, k, kl);
-        len = kl + 5;
-    }
-    ZSTR_VAL(s)[len] = '\0';
-    zend_string_release(key);
-    return s;
-}
-
-/* The per-call option 'shared' (a bool, no INI) taken out of options: *rest
- * the others (a copy to release, or options itself); FAILURE when it threw. */
-static zend_result take_shared(HashTable *options, uint32_t argn, bool *shared, HashTable **rest, bool *copied)
-{
-    *shared = false;
-    *rest = options;
-    *copied = false;
-    zval *v = options ? zend_hash_str_find(options, "shared", sizeof("shared") - 1) : NULL;
-    if (!v) return SUCCESS;
-    ZVAL_DEREF(v);
-    if (Z_TYPE_P(v) != IS_TRUE && Z_TYPE_P(v) != IS_FALSE) {
-        zend_argument_type_error(argn, "\"shared\" must be of type bool, %s given", zend_zval_type_name(v));
-        return FAILURE;
-    }
-    *shared = Z_TYPE_P(v) == IS_TRUE;
-    *rest = zend_array_dup(options);
-    *copied = true;
-    zend_hash_str_del(*rest, "shared", sizeof("shared") - 1);
-    return SUCCESS;
-}
-
-static php_redlock_group *this_group(zval *this_zv)
-{
-    php_redlock_obj *o = Z_REDLOCK_P(this_zv);
-    if (!o->g) zend_throw_error(NULL, "RedLock object is not initialized");
-    return o->g;
-}
-
 /* ---------- methods ---------- */
 
 PHP_METHOD(RedLock, __construct)
@@ -162,7 +74,8 @@ PHP_METHOD(RedLock, __construct)
         php_redlock_group_release(g);
         RETURN_THROWS();
     }
-    /* the object keeps on_lost (see php_redlock_obj); do_lock() puts it back into each call's options */
+    /* the object keeps on_lost (see php_redlock_obj); acquire() (redlock_acquire.c) puts it back into each
+     * call's options */
     ZVAL_COPY_VALUE(&o->on_lost, &g->opts.on_lost);
     ZVAL_UNDEF(&g->opts.on_lost);
     if (g->opts.restart_grace != 0) {
@@ -178,384 +91,6 @@ PHP_METHOD(RedLock, __construct)
     o->g = g;
 }
 
-/* lockAll()'s resources (docs/api.md "Several resources"): 1 to 64 distinct
- * strings, each as lock()'s $resource. Their keys' list (rl.h rl_key_is_list)
- * is what the core takes for them all; NULL when it threw. */
-static zend_string *key_list(php_redlock_group *g, HashTable *resources, uint32_t argn, const char *what)
-{
-    uint32_t n = zend_hash_num_elements(resources), k = 0;
-    if (n < 1 || n > RL_MAX_LIST) {
-        zend_argument_value_error(argn, "%smust hold 1 to %d resources, %u given", what, RL_MAX_LIST, n);
-        return NULL;
-    }
-    size_t pl = ZSTR_LEN(g->opts.prefix), len = 0;
-    zval *v;
-    ZEND_HASH_FOREACH_VAL(resources, v) {
-        ZVAL_DEREF(v); /* an element given by reference: its value */
-        if (Z_TYPE_P(v) != IS_STRING) {
-            zend_argument_type_error(argn, "%smust hold only strings, %s given", what, zend_zval_type_name(v));
-            return NULL;
-        }
-        zend_string *r = Z_STR_P(v);
-        if (ZSTR_LEN(r) < 1 || ZSTR_LEN(r) > REDLOCK_MAX_RESOURCE || memchr(ZSTR_VAL(r), '\0', ZSTR_LEN(r))) {
-            zend_argument_value_error(argn, "%selement %u must be 1 to %d bytes long, without NUL bytes", what, k,
-                                      REDLOCK_MAX_RESOURCE);
-            return NULL;
-        }
-        /* (at most 64: the pairs are compared directly) */
-        zval *w;
-        uint32_t j = 0;
-        ZEND_HASH_FOREACH_VAL(resources, w) {
-            if (j++ >= k) break;
-            ZVAL_DEREF(w);
-            if (zend_string_equals(Z_STR_P(w), r)) {
-                zend_argument_value_error(argn, "%smust not name \"%s\" twice", what, ZSTR_VAL(r));
-                return NULL;
-            }
-        } ZEND_HASH_FOREACH_END();
-        len += 2 + pl + ZSTR_LEN(r);
-        k++;
-    } ZEND_HASH_FOREACH_END();
-    /* (a resource and the prefix are at most 512 bytes each: every key fits the list's 2-byte length) */
-    zend_string *key = zend_string_alloc(1 + len, 0);
-    size_t at = 0;
-    char kbuf[REDLOCK_MAX_PREFIX + REDLOCK_MAX_RESOURCE];
-    memcpy(kbuf, ZSTR_VAL(g->opts.prefix), pl);
-    ZEND_HASH_FOREACH_VAL(resources, v) {
-        ZVAL_DEREF(v);
-        memcpy(kbuf + pl, Z_STRVAL_P(v), Z_STRLEN_P(v));
-        rl_list_add(ZSTR_VAL(key), 1 + len, &at, kbuf, pl + Z_STRLEN_P(v));
-    } ZEND_HASH_FOREACH_END();
-    ZSTR_VAL(key)[at] = '\0';
-    return key;
-}
-
-/* the resources of a list, as a fresh packed array in their order */
-static HashTable *resource_list(HashTable *resources)
-{
-    HashTable *ht = zend_new_array(zend_hash_num_elements(resources));
-    zend_hash_real_init_packed(ht);
-    zval *v;
-    ZEND_HASH_FOREACH_VAL(resources, v) {
-        ZVAL_DEREF(v); /* the value, never the caller's reference */
-        Z_TRY_ADDREF_P(v);
-        zend_hash_next_index_insert_new(ht, v);
-    } ZEND_HASH_FOREACH_END();
-    return ht;
-}
-
-/* key: the key (list) to lock, owned by the call, or NULL for resource's;
- * resources: lockAll()'s list (its first is resource), else NULL */
-/* limit > 0: one of the semaphore's permits (weight of them) instead of a lock */
-static php_redlock_lock_obj *do_lock(php_redlock_obj *obj, zend_string *resource, zend_string *key,
-                                     HashTable *resources, zend_long ttl, HashTable *options, uint32_t opt_argn,
-                                     zval *out, bool *conflict, int limit, int weight)
-{
-    php_redlock_group *g = obj->g;
-    php_redlock_opts o;
-    rl_call call;
-    rl_lock_info info;
-    php_redlock_lock_obj *l = NULL;
-    *conflict = false;
-    php_redlock_opts_copy(&o, &g->opts);
-    ZVAL_COPY(&o.on_lost, &obj->on_lost); /* (UNDEF in g->opts: nothing to free) */
-    if (options && php_redlock_opts_apply(&o, options, opt_argn, REDLOCK_IN_CALL) != SUCCESS) {
-        php_redlock_opts_free(&o);
-        if (key) zend_string_release(key);
-        return NULL;
-    }
-
-    if (o.fair && (resources || limit > 0 || (key && rl_key_is_shared(ZSTR_VAL(key), ZSTR_LEN(key))))) {
-        /* (docs/api.md "Fair waiting": one exclusive resource; a default from
-         * the constructor or INI applies where it can, the call's own asks) */
-        zval *f = options ? zend_hash_str_find(options, "fair", sizeof("fair") - 1) : NULL;
-        if (f && zend_is_true(f)) {
-            zend_argument_value_error(opt_argn, "\"fair\" cannot be combined with %s: fair waiting queues for one exclusive lock",
-                                      resources ? "lockAll()" : limit > 0 ? "semaphore()" : "\"shared\"");
-            php_redlock_opts_free(&o);
-            if (key) zend_string_release(key);
-            return NULL;
-        }
-        o.fair = false;
-    }
-
-    rl_opts ro = {
-        .retry_count = (int)o.retry_count,
-        .retry_delay_ms = (int)o.retry_delay,
-        .retry_jitter_ms = (int)o.retry_jitter,
-        .wait_ms = (int)o.wait,
-        .drift_factor = o.drift_factor,
-        .wake_on_release = o.wake_on_release,
-        .fair = o.fair,
-    };
-    /* a caller-chosen token (docs/api.md "Restore"): checked by the option's limits */
-    if (ZSTR_LEN(o.token) > 0) {
-        ro.token = ZSTR_VAL(o.token);
-        ro.token_len = ZSTR_LEN(o.token);
-    }
-    /* the fence counter: one key per prefix, no lock key can equal it (resources have no NUL) */
-    static const char fence_suffix[] = "\0redlock:fence";
-    char fence_key[REDLOCK_MAX_PREFIX + sizeof(fence_suffix)];
-    if (o.fencing) {
-        size_t pl = ZSTR_LEN(g->opts.prefix);
-        memcpy(fence_key, ZSTR_VAL(g->opts.prefix), pl);
-        memcpy(fence_key + pl, fence_suffix, sizeof(fence_suffix) - 1);
-        ro.fence_key = fence_key;
-        ro.fence_keylen = pl + sizeof(fence_suffix) - 1;
-    }
-    if (!key) key = make_key(g, resource);
-    php_redlock_group_prepare(g);
-    bool waits = o.wait > 0 && o.wake_on_release;
-    if (waits && !php_redlock_group_subscribers(g)) ro.wake_on_release = 0; /* out of memory: the timer alone */
-    uint64_t called_us = rl_clock_monotonic.now_us(NULL); /* redlock_wait_seconds counts from here */
-    info.attempts = info.wakeups = 0; /* (set by rl_acquire but on bad arguments) */
-    int r, other_limit = 0;
-    if (limit > 0) {
-        char *slots;
-        size_t slotslen;
-        r = rl_acquire_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), limit, weight, (int)ttl, &ro, &info, &slots,
-                              &slotslen, &other_limit, &call);
-        if (r == RL_ACQUIRED) {
-            /* the permit is the list of its slots' keys: released, extended and watched as any key */
-            zend_string_release(key);
-            key = zend_string_init(slots, slotslen, 0);
-            free(slots);
-        }
-    } else {
-        r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)ttl, &ro, &info, &call);
-    }
-    REDLOCK_G(attempts) += info.attempts;
-    REDLOCK_G(wakeups) += info.wakeups;
-    php_redlock_metrics_add(REDLOCK_M_ATTEMPTS, (uint64_t)info.attempts);
-    if (info.wakeups) php_redlock_metrics_add(REDLOCK_M_WAKEUPS, (uint64_t)info.wakeups);
-    php_redlock_group_votes(g);
-    if (waits) php_redlock_group_wait_done(g);
-    if (php_redlock_throw_same_server(g, &call, r, "lock")) {
-        /* never hand out a lock counted on one server twice */
-        if (r == RL_ACQUIRED) rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
-        zend_string_release(key);
-    } else if (r == RL_ACQUIRED) {
-        /* on_lost: NULL unless asked for (opt_argn 4: synchronized()) */
-        php_redlock_lost *lost = php_redlock_lost_new(&o, opt_argn == 4 && limit == 0); /* (semaphore(): options are #4 too) */
-        bool watched = o.auto_extend || lost;
-        rl_watch *w = watched ? php_redlock_watch_start(g, key, ttl, &info, &o, lost) : NULL;
-        if (watched && !w) {
-            /* a lock that would silently expire under work of unknown length is worse than none */
-            rl_release(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), info.token, NULL);
-            zend_string_release(key);
-            if (lost) php_redlock_lost_free(lost);
-            zend_throw_exception(php_redlock_exception_ce,
-                                 "lock: could not start the auto_extend watchdog (out of memory or no thread)", 0);
-        } else {
-            REDLOCK_G(acquired)++;
-            l = php_redlock_lock_new(out, g, key, resource, resources, ttl, &info, &o, w, limit > 0);
-            if (lost) php_redlock_lost_attach(l, lost);
-            php_redlock_metrics_acquired(l->acquired_us - called_us,
-                                         limit > 0 ? 1 : rl_key_is_shared(ZSTR_VAL(key), ZSTR_LEN(key)) ? 2 : 0,
-                                         php_redlock_metrics_resource(ZSTR_VAL(resource), ZSTR_LEN(resource)));
-        }
-    } else {
-        if (r == RL_NO_QUORUM) {
-            REDLOCK_G(quorum_failures)++;
-            php_redlock_metrics_add(REDLOCK_M_QUORUM_FAILURES, 1);
-            php_redlock_throw_quorum(g, &call, "lock");
-        } else if (r == RL_LIMIT) {
-            zend_throw_exception_ex(php_redlock_exception_ce, 0,
-                                    "semaphore: permits of \"%s\" are held under a limit of %d, not %d",
-                                    ZSTR_VAL(resource), other_limit, limit);
-        } else if (r == RL_ERROR) {
-            zend_throw_exception(php_redlock_exception_ce,
-                                 "lock: internal error (out of memory or random source failed)", 0);
-        } else {
-            REDLOCK_G(conflicts)++;
-            php_redlock_metrics_conflict(php_redlock_metrics_resource(ZSTR_VAL(resource), ZSTR_LEN(resource)));
-            *conflict = true;
-        }
-        zend_string_release(key);
-    }
-    php_redlock_opts_free(&o);
-    return l;
-}
-
-PHP_METHOD(RedLock, lock)
-{
-    zend_string *resource;
-    zend_long ttl;
-    HashTable *options = NULL;
-    bool conflict;
-    ZEND_PARSE_PARAMETERS_START(2, 3)
-        Z_PARAM_STR(resource)
-        Z_PARAM_LONG(ttl)
-        Z_PARAM_OPTIONAL
-        Z_PARAM_ARRAY_HT(options)
-    ZEND_PARSE_PARAMETERS_END();
-    php_redlock_group *g = this_group(ZEND_THIS);
-    if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    bool shared, copied;
-    HashTable *rest;
-    if (take_shared(options, 3, &shared, &rest, &copied) != SUCCESS) RETURN_THROWS();
-    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, shared ? shared_key(make_key(g, resource)) : NULL,
-                                      NULL, ttl, rest, 3, return_value, &conflict, 0, 0);
-    if (copied) zend_array_release(rest);
-    if (!l) {
-        if (EG(exception)) RETURN_THROWS();
-        RETURN_NULL();
-    }
-}
-
-PHP_METHOD(RedLock, semaphore)
-{
-    zend_string *resource;
-    zend_long limit, ttl, weight = 1;
-    HashTable *options = NULL;
-    bool conflict;
-    ZEND_PARSE_PARAMETERS_START(3, 4)
-        Z_PARAM_STR(resource)
-        Z_PARAM_LONG(limit)
-        Z_PARAM_LONG(ttl)
-        Z_PARAM_OPTIONAL
-        Z_PARAM_ARRAY_HT(options)
-    ZEND_PARSE_PARAMETERS_END();
-    php_redlock_group *g = this_group(ZEND_THIS);
-    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
-    if (limit < 1 || limit > RL_MAX_PERMITS) {
-        zend_argument_value_error(2, "must be between 1 and %d", RL_MAX_PERMITS);
-        RETURN_THROWS();
-    }
-    if (php_redlock_check_ttl(ttl, 3) != SUCCESS) RETURN_THROWS();
-    /* 'weight' is the semaphore's own option; the others are lock()'s */
-    HashTable *rest = NULL;
-    if (options) {
-        zval *w = zend_hash_str_find(options, "weight", sizeof("weight") - 1);
-        if (w) {
-            ZVAL_DEREF(w); /* given by reference: its value ("int given" would contradict "must be int") */
-            if (Z_TYPE_P(w) != IS_LONG) {
-                zend_argument_type_error(4, "\"weight\" must be of type int, %s given", zend_zval_type_name(w));
-                RETURN_THROWS();
-            }
-            weight = Z_LVAL_P(w);
-            if (weight < 1 || weight > limit) {
-                zend_argument_value_error(4, "\"weight\" must be between 1 and the limit (" ZEND_LONG_FMT ")", limit);
-                RETURN_THROWS();
-            }
-        }
-        if (zend_hash_str_exists(options, "token", sizeof("token") - 1)) {
-            zend_argument_value_error(4, "\"token\" cannot be used with semaphore()");
-            RETURN_THROWS();
-        }
-        if (zend_hash_str_exists(options, "shared", sizeof("shared") - 1)) {
-            zend_argument_value_error(4, "\"shared\" cannot be used with semaphore() (a permit is never a read lock)");
-            RETURN_THROWS();
-        }
-        rest = zend_array_dup(options);
-        zend_hash_str_del(rest, "weight", sizeof("weight") - 1);
-    }
-    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, NULL, NULL, ttl, rest, 4, return_value,
-                                      &conflict, (int)limit, (int)weight);
-    if (rest) zend_array_release(rest);
-    if (!l) {
-        if (EG(exception)) RETURN_THROWS();
-        RETURN_NULL();
-    }
-}
-
-PHP_METHOD(RedLock, lockAll)
-{
-    HashTable *resources, *options = NULL;
-    zend_long ttl;
-    bool conflict;
-    ZEND_PARSE_PARAMETERS_START(2, 3)
-        Z_PARAM_ARRAY_HT(resources)
-        Z_PARAM_LONG(ttl)
-        Z_PARAM_OPTIONAL
-        Z_PARAM_ARRAY_HT(options)
-    ZEND_PARSE_PARAMETERS_END();
-    php_redlock_group *g = this_group(ZEND_THIS);
-    if (!g) RETURN_THROWS();
-    zend_string *key = key_list(g, resources, 1, "");
-    if (!key) RETURN_THROWS();
-    if (php_redlock_check_ttl(ttl, 2) != SUCCESS) {
-        zend_string_release(key);
-        RETURN_THROWS();
-    }
-    bool shared, copied;
-    HashTable *rest;
-    if (take_shared(options, 3, &shared, &rest, &copied) != SUCCESS) {
-        zend_string_release(key);
-        RETURN_THROWS();
-    }
-    if (shared) key = shared_key(key);
-    HashTable *list = resource_list(resources);
-    zval *first = zend_hash_index_find(list, 0);
-    php_redlock_lock_obj *l =
-        do_lock(Z_REDLOCK_P(ZEND_THIS), Z_STR_P(first), key, list, ttl, rest, 3, return_value, &conflict, 0, 0);
-    zend_array_release(list);
-    if (copied) zend_array_release(rest);
-    if (!l) {
-        if (EG(exception)) RETURN_THROWS();
-        RETURN_NULL();
-    }
-}
-
-PHP_METHOD(RedLock, synchronized)
-{
-    zend_string *resource;
-    zend_long ttl;
-    zend_fcall_info fci;
-    zend_fcall_info_cache fcc;
-    HashTable *options = NULL;
-    bool conflict;
-    zval lock_zv, retval;
-    ZEND_PARSE_PARAMETERS_START(3, 4)
-        Z_PARAM_STR(resource)
-        Z_PARAM_LONG(ttl)
-        Z_PARAM_FUNC(fci, fcc)
-        Z_PARAM_OPTIONAL
-        Z_PARAM_ARRAY_HT(options)
-    ZEND_PARSE_PARAMETERS_END();
-    php_redlock_group *g = this_group(ZEND_THIS);
-    if (!g || check_resource(resource, 1) != SUCCESS || php_redlock_check_ttl(ttl, 2) != SUCCESS) RETURN_THROWS();
-    bool shared, copied;
-    HashTable *rest;
-    if (take_shared(options, 4, &shared, &rest, &copied) != SUCCESS) RETURN_THROWS();
-    php_redlock_lock_obj *l = do_lock(Z_REDLOCK_P(ZEND_THIS), resource, shared ? shared_key(make_key(g, resource)) : NULL,
-                                      NULL, ttl, rest, 4, &lock_zv, &conflict, 0, 0);
-    if (copied) zend_array_release(rest);
-    if (!l) {
-        if (EG(exception)) RETURN_THROWS();
-        zend_throw_exception_ex(php_redlock_conflict_ce, 0, "synchronized: could not acquire the lock on \"%s\"",
-                                ZSTR_VAL(resource));
-        RETURN_THROWS();
-    }
-    ZVAL_UNDEF(&retval);
-    fci.retval = &retval;
-    fci.param_count = 1;
-    fci.params = &lock_zv;
-    zend_call_function(&fci, &fcc);
-
-    /* always release, also when $fn threw; a release failure does not hide $fn's exception */
-    if (!l->released && l->fork_gen == rl_fork_generation()) {
-        rl_call call;
-        zend_object *pending = EG(exception);
-        l->released = true;
-        int r = php_redlock_lock_release(l, &call);
-        if (r != RL_NO_QUORUM) php_redlock_held_forget(l);
-        /* $fn's exception wins; else a same-server finding, else a lost lock */
-        if (!pending && !php_redlock_throw_same_server(g, &call, r, "synchronized") && r != RL_RELEASED &&
-            l->throw_on_lost) {
-            zend_throw_exception_ex(php_redlock_lost_ce, 0, "synchronized: the lock on \"%s\" was lost before release",
-                                    ZSTR_VAL(resource));
-        }
-    }
-    zval_ptr_dtor(&lock_zv);
-    if (EG(exception)) {
-        zval_ptr_dtor(&retval);
-        RETURN_THROWS();
-    }
-    if (Z_TYPE(retval) == IS_UNDEF) RETURN_NULL();
-    RETURN_COPY_VALUE(&retval);
-}
-
 /* A question about resource's key to every node (rl_is_locked,
  * rl_force_release); false when it threw (bad resource, one server named
  * twice). *g is the group asked. */
@@ -563,9 +98,9 @@ static bool ask_about_key(zval *self, zend_string *resource, const char *what,
                           int (*fn)(const rl_ctx *, const char *, size_t, rl_call *), rl_call *call,
                           php_redlock_group **g, int *r)
 {
-    *g = this_group(self);
-    if (!*g || check_resource(resource, 1) != SUCCESS) return false;
-    zend_string *key = make_key(*g, resource);
+    *g = php_redlock_this_group(self);
+    if (!*g || php_redlock_check_resource(resource, 1) != SUCCESS) return false;
+    zend_string *key = php_redlock_key(*g, resource);
     php_redlock_group_prepare(*g);
     *r = fn(&(*g)->ctx, ZSTR_VAL(key), ZSTR_LEN(key), call);
     zend_string_release(key);
@@ -602,8 +137,8 @@ PHP_METHOD(RedLock, restore)
         Z_PARAM_OPTIONAL
         Z_PARAM_ARRAY_HT(options)
     ZEND_PARSE_PARAMETERS_END();
-    php_redlock_group *g = this_group(ZEND_THIS);
-    if (!g || check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
+    php_redlock_group *g = php_redlock_this_group(ZEND_THIS);
+    if (!g || php_redlock_check_resource(resource, 1) != SUCCESS) RETURN_THROWS();
     /* the same limits as the "token" option */
     if (ZSTR_LEN(token) < RL_TOKEN_MIN || ZSTR_LEN(token) > RL_TOKEN_MAX) {
         zend_argument_value_error(2, "must be between %d and %d bytes long", RL_TOKEN_MIN, RL_TOKEN_MAX);
@@ -676,7 +211,7 @@ PHP_METHOD(RedLock, restore)
         char *slots;
         size_t slotslen;
         int found;
-        zend_string *key = make_key(g, resource);
+        zend_string *key = php_redlock_key(g, resource);
         php_redlock_group_prepare(g);
         int r = rl_find_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)limit, ZSTR_VAL(token), ZSTR_LEN(token),
                                &slots, &slotslen, &found, &call);
@@ -700,16 +235,19 @@ PHP_METHOD(RedLock, restore)
                                     found, ZSTR_VAL(resource), limit, weight ? ", not the weight given" : "");
             RETURN_THROWS();
         }
-        php_redlock_lock_restored(return_value, g, zend_string_init(slots, slotslen, 0), NULL, resource, token, true);
+        php_redlock_lock_spec spec = {
+            .g = g, .key = zend_string_init(slots, slotslen, 0), .resource = resource, .permit = true};
+        php_redlock_lock_restored(return_value, &spec, token);
         free(slots);
         return;
     }
     if (!resources) {
-        zend_string *key = make_key(g, resource);
-        php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, NULL, resource, token, false);
+        zend_string *key = php_redlock_key(g, resource);
+        php_redlock_lock_spec spec = {.g = g, .key = shared ? php_redlock_shared_key(key) : key, .resource = resource};
+        php_redlock_lock_restored(return_value, &spec, token);
         return;
     }
-    zend_string *key = key_list(g, resources, 3, "\"resources\" ");
+    zend_string *key = php_redlock_key_list(g, resources, 3, "\"resources\" ");
     if (!key) RETURN_THROWS();
     bool found = false;
     ZEND_HASH_FOREACH_VAL(resources, v) {
@@ -721,8 +259,10 @@ PHP_METHOD(RedLock, restore)
         zend_argument_value_error(3, "\"resources\" must include $resource (\"%s\")", ZSTR_VAL(resource));
         RETURN_THROWS();
     }
-    HashTable *list = resource_list(resources);
-    php_redlock_lock_restored(return_value, g, shared ? shared_key(key) : key, list, resource, token, false);
+    HashTable *list = php_redlock_resource_list(resources);
+    php_redlock_lock_spec spec = {
+        .g = g, .key = shared ? php_redlock_shared_key(key) : key, .resource = resource, .resources = list};
+    php_redlock_lock_restored(return_value, &spec, token);
     zend_array_release(list);
 }
 
@@ -753,7 +293,7 @@ PHP_METHOD(RedLock, releaseAll)
 PHP_METHOD(RedLock, quorum)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    php_redlock_group *g = this_group(ZEND_THIS);
+    php_redlock_group *g = php_redlock_this_group(ZEND_THIS);
     if (!g) RETURN_THROWS();
     RETURN_LONG(rl_quorum(g->n));
 }
@@ -761,7 +301,7 @@ PHP_METHOD(RedLock, quorum)
 PHP_METHOD(RedLock, nodes)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    php_redlock_group *g = this_group(ZEND_THIS);
+    php_redlock_group *g = php_redlock_this_group(ZEND_THIS);
     if (!g) RETURN_THROWS();
     array_init_size(return_value, g->n);
     for (int i = 0; i < g->n; i++) {
@@ -828,7 +368,7 @@ static void agg_pooled(php_redlock_pooled *p, void *ctx)
 PHP_METHOD(RedLock, stats)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    php_redlock_group *g = this_group(ZEND_THIS);
+    php_redlock_group *g = php_redlock_this_group(ZEND_THIS);
     if (!g) RETURN_THROWS();
     zval nodes;
     array_init(return_value);

@@ -105,18 +105,6 @@ static void held_add(php_redlock_lock_obj *l)
 
 /* Every release (release(), synchronized(), request end) goes through here;
  * acquired_us 0: a restored lock (its acquisition is not ours: no hold time). */
-/* key's (first) resource, after the prefix pl: a key list's first key */
-static int key_metrics_resource(zend_string *key, size_t pl)
-{
-    const char *k = ZSTR_VAL(key);
-    size_t kl = ZSTR_LEN(key), pos = 1;
-    if (rl_key_is_list(k, kl) && !rl_list_next(ZSTR_VAL(key), ZSTR_LEN(key), &pos, &k, &kl)) kl = pl;
-    /* a permit's slot key, resource "\0p" i: its resource (no resource holds a NUL) */
-    const char *z = kl > pl ? memchr(k + pl, '\0', kl - pl) : NULL;
-    if (z) kl = (size_t)(z - k);
-    return php_redlock_metrics_resource(k + pl, kl >= pl ? kl - pl : 0);
-}
-
 static int release_token(php_redlock_group *g, zend_string *key, const char *token, uint64_t acquired_us,
                          rl_call *call)
 {
@@ -125,7 +113,7 @@ static int release_token(php_redlock_group *g, zend_string *key, const char *tok
     if (r == RL_RELEASED) {
         REDLOCK_G(released)++;
         size_t pl = ZSTR_LEN(g->opts.prefix); /* key: the group's prefix . resource */
-        php_redlock_metrics_released(acquired_us, key_metrics_resource(key, pl));
+        php_redlock_metrics_released(acquired_us, php_redlock_metrics_key_resource(key, pl));
     }
     return r;
 }
@@ -143,98 +131,6 @@ void php_redlock_held_start(void)
     zend_hash_init(&REDLOCK_G(held), 8, NULL, held_dtor, 0);
     zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
     REDLOCK_G(held_active) = true;
-}
-
-/* ---------- auto_extend: the watchdog (redlock_core/rl_watchdog.c) ---------- */
-
-/* An entry of REDLOCK_G(watched). */
-typedef struct php_redlock_watched {
-    rl_watch *w;
-    uint64_t fork_gen; /* of the process that acquired the lock */
-    int mres;          /* its resource's metrics slot (php_redlock_metrics_resource) */
-    bool counted;      /* its loss is in the metrics already (told by on_lost) */
-} php_redlock_watched;
-
-/* on_lost told the holder that w's lock is lost: counted now, not again at
- * the end of the request (a rare event: a walk over this request's watches) */
-void php_redlock_watch_count_lost(const rl_watch *w)
-{
-    php_redlock_watched *e;
-    uint64_t gen = rl_fork_generation();
-    if (!w || !REDLOCK_G(held_active)) return;
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), e) {
-        if (e->w == w && !e->counted && e->fork_gen == gen) {
-            e->counted = true;
-            php_redlock_metrics_lost(e->mres);
-            return;
-        }
-    } ZEND_HASH_FOREACH_END();
-}
-
-rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
-                                  const php_redlock_opts *o, php_redlock_lost *lost)
-{
-    /* the node settings as the pooled connections have them (with the
-     * password, which the group does not keep) and this group's timeouts;
-     * the watchdog copies them into connections of its own */
-    rl_node_conf confs[RL_MAX_NODES];
-    for (int i = 0; i < g->n; i++) {
-        confs[i] = *rl_conn_conf(g->conns[i]);
-        confs[i].connect_timeout_ms = g->connect_timeout[i];
-        confs[i].timeout_ms = g->timeout[i];
-    }
-    rl_watch_spec spec = {
-        .confs = confs,
-        .conns = g->conns, /* their addresses: the watchdog looks no name up */
-        .n = g->n,
-        .key = ZSTR_VAL(key),
-        .keylen = ZSTR_LEN(key),
-        .token = info->token,
-        .ttl_ms = (int)ttl,
-        .drift_factor = o->drift_factor,
-        .max_hold_ms = o->max_hold,
-        .persistent = g->opts.persistent, /* else its connections end with the request, like the group's */
-        /* on_lost without auto_extend: a timer on the validity's end, no connection */
-        .deadline_only = !o->auto_extend,
-        .on_lost = lost ? php_redlock_lost_cb : NULL,
-        .on_lost_arg = lost,
-        /* its extensions raise the maxttl key and repair restarted nodes, as extend() */
-        .restart_grace = g->opts.restart_grace != 0,
-        .prefix_len = ZSTR_LEN(g->opts.prefix),
-    };
-    rl_watch *w = rl_watch_start(&spec, info);
-    if (w && REDLOCK_G(held_active)) {
-        /* the request's own reference: stopped at its end, whatever became of the object */
-        rl_watch_ref(w);
-        php_redlock_watched *e = emalloc(sizeof(*e));
-        size_t pl = ZSTR_LEN(g->opts.prefix);
-        *e = (php_redlock_watched){.w = w,
-                                   .fork_gen = rl_fork_generation(),
-                                   .mres = key_metrics_resource(key, pl)};
-        zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), e);
-    }
-    return w;
-}
-
-void php_redlock_watch_stop_all(void)
-{
-    php_redlock_watched *e;
-    if (!REDLOCK_G(held_active)) return;
-    uint64_t gen = rl_fork_generation();
-    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), e) {
-        rl_watch_stop(e->w); /* a fork child's copy: a no-op, the parent keeps extending */
-        /* each watched lock is here once: a lost one is counted here, when its request
-         * ends, by the process that acquired it (a child's copy may say lost too) */
-        rl_watch_status st;
-        rl_watch_status_get(e->w, &st);
-        if (st.state == RL_WATCH_LOST && e->fork_gen == gen && !e->counted) php_redlock_metrics_lost(e->mres);
-        rl_watch_unref(e->w);
-        efree(e);
-    } ZEND_HASH_FOREACH_END();
-    zend_hash_destroy(&REDLOCK_G(watched));
-    zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
-    php_redlock_lost_forget_all(); /* a loss already flagged is not told after this either */
-    rl_watchdog_drop_idle(); /* the watchdog's connections of non-persistent objects */
 }
 
 int php_redlock_held_release_all(bool ending)
@@ -280,25 +176,32 @@ static void set_resources(php_redlock_lock_obj *l, zend_string *resource, HashTa
                                                                                                      : mode_exclusive);
 }
 
-php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend_string *key, zend_string *resource,
-                                           HashTable *resources, zend_long ttl, const rl_lock_info *info, const php_redlock_opts *o,
-                                           rl_watch *watch, bool permit)
+/* The object of a new Lock in out: spec's group (one more reference), key (taken over), $resource,
+ * $resources and $mode */
+static php_redlock_lock_obj *lock_init(zval *out, const php_redlock_lock_spec *s)
 {
     object_init_ex(out, php_redlock_lock_ce);
     php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
-    l->g = g;
-    g->refcount++;
-    l->key = key;
+    l->g = s->g;
+    s->g->refcount++;
+    l->key = s->key;
+    l->fork_gen = rl_fork_generation();
+    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), s->resource);
+    set_resources(l, s->resource, s->resources, s->permit);
+    return l;
+}
+
+php_redlock_lock_obj *php_redlock_lock_new(zval *out, const php_redlock_lock_spec *s, zend_long ttl,
+                                           const rl_lock_info *info, const php_redlock_opts *o, rl_watch *watch)
+{
+    php_redlock_lock_obj *l = lock_init(out, s);
     l->info = *info;
     l->drift_factor = o->drift_factor;
     l->throw_on_lost = o->throw_on_lost;
-    l->fork_gen = rl_fork_generation();
     l->watch = watch;
     l->acquired_us = rl_clock_monotonic.now_us(NULL);
-    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
     ZVAL_STRINGL(REDLOCK_LOCK_PROP(l, TOKEN), info->token, info->token_len);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), ttl);
-    set_resources(l, resource, resources, permit);
     if (o->fencing)
         ZVAL_LONG(REDLOCK_LOCK_PROP(l, FENCE), (zend_long)info->fence);
     else
@@ -308,26 +211,18 @@ php_redlock_lock_obj *php_redlock_lock_new(zval *out, php_redlock_group *g, zend
     return l;
 }
 
-php_redlock_lock_obj *php_redlock_lock_restored(zval *out, php_redlock_group *g, zend_string *key, HashTable *resources,
-                                                zend_string *resource, zend_string *token, bool permit)
+php_redlock_lock_obj *php_redlock_lock_restored(zval *out, const php_redlock_lock_spec *s, zend_string *token)
 {
-    object_init_ex(out, php_redlock_lock_ce);
-    php_redlock_lock_obj *l = Z_REDLOCK_LOCK_P(out);
-    l->g = g;
-    g->refcount++;
-    l->key = key;
+    php_redlock_lock_obj *l = lock_init(out, s);
     /* validity unknown until an extend() succeeds: valid_until_us 0 */
     memcpy(l->info.token, ZSTR_VAL(token), ZSTR_LEN(token));
     l->info.token[ZSTR_LEN(token)] = '\0';
     l->info.token_len = ZSTR_LEN(token);
-    l->drift_factor = g->opts.drift_factor;
-    l->throw_on_lost = g->opts.throw_on_lost;
-    l->fork_gen = rl_fork_generation();
-    ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, RESOURCE), resource);
+    l->drift_factor = s->g->opts.drift_factor;
+    l->throw_on_lost = s->g->opts.throw_on_lost;
     ZVAL_STR_COPY(REDLOCK_LOCK_PROP(l, TOKEN), token);
     ZVAL_LONG(REDLOCK_LOCK_PROP(l, TTL), 0);
     ZVAL_NULL(REDLOCK_LOCK_PROP(l, FENCE));
-    set_resources(l, resource, resources, permit);
     /* not acquired by this process: never released at request end */
     return l;
 }

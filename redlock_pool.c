@@ -1,8 +1,9 @@
 /* redlock_pool.c -- the connection pool of this worker: its one owner. A group
  * takes its connections here (php_redlock_pool_get, _get_sub); request end
- * flushes it (php_redlock_pool_flush); stats(), metrics and phpinfo() read it
- * through php_redlock_pool_each() and php_redlock_pool_counts(). No other file
- * touches REDLOCK_G(pool). */
+ * flushes it (php_redlock_pool_flush); stats() and phpinfo() read it through
+ * php_redlock_pool_each() and php_redlock_pool_counts(); its connections'
+ * figures go into the metrics table from here (php_redlock_pool_report). No
+ * other file touches REDLOCK_G(pool). */
 #include "php_redlock_int.h"
 
 #include "ext/standard/md5.h"
@@ -146,6 +147,24 @@ void php_redlock_pool_each(php_redlock_pool_fn fn, void *ctx)
     } ZEND_HASH_FOREACH_END();
 }
 
+/* (subscribers carry no lock command: the metrics table has no slot of theirs) */
+void php_redlock_pool_report(void)
+{
+    php_redlock_pooled *p;
+    ZEND_HASH_FOREACH_PTR(POOL, p) {
+        if (!p->sub) php_redlock_metrics_report(p);
+    } ZEND_HASH_FOREACH_END();
+    php_redlock_metrics_report_watchdog();
+}
+
+void php_redlock_pool_retrack(void)
+{
+    php_redlock_pooled *p;
+    ZEND_HASH_FOREACH_PTR(POOL, p) {
+        if (!p->sub) php_redlock_metrics_retrack(p);
+    } ZEND_HASH_FOREACH_END();
+}
+
 uint32_t php_redlock_pool_size(void) { return zend_hash_num_elements(POOL); }
 
 void php_redlock_pool_counts(uint32_t *pooled, uint32_t *open)
@@ -193,6 +212,6 @@ void php_redlock_pool_flush(void)
         if (!p->persistent && !rl_conn_busy(p->conn)) rl_conn_close(p->conn);
     } ZEND_HASH_FOREACH_END();
     /* replies read by the drain, the watchdog's extensions: into the pool's metrics */
-    php_redlock_metrics_sync_pool();
+    php_redlock_pool_report();
 }
 

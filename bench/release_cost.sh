@@ -33,13 +33,15 @@ for v in new old; do
     mkdir -p "$RUN/$v"
     rsync -a --exclude /.git --filter=':- .gitignore' "$REPO/" "$RUN/$v/" || exit 1
 done
-OLD_SCRIPT='if redis.call(\\"get\\",KEYS[1]) == ARGV[1] then return redis.call(\\"del\\",KEYS[1]) else return 0 end'
-"$PHP" -r '
-    $f = $argv[1]; $s = file_get_contents($f);
-    $s = preg_replace("/const char rl_script_release\\[\\] =.*?;\\n/s", "const char rl_script_release[] = \"" . $argv[2] . "\";\n", $s, 1, $n1);
-    $s = preg_replace("/rl_script_release_sha\\[\\] = \"[0-9a-f]{40}\"/", "rl_script_release_sha[] = \"b70c2384248f88e6b75b9f89241a180f856ad852\"", $s, 1, $n2);
-    if ($n1 != 1 || $n2 != 1) { fwrite(STDERR, "cannot patch the release script\n"); exit(1); }
-    file_put_contents($f, $s);' "$RUN/old/redlock_core/rl_scripts.c" "$OLD_SCRIPT" || exit 1
+# the old tree's release.lua is the spec's compare-and-delete, and its table is generated
+# again (scripts/gen-lua.sh: its SHA1 b70c2384248f88e6b75b9f89241a180f856ad852)
+cat >"$RUN/old/redlock_core/lock/lua/release.lua" <<'LUA'
+-- release.lua (bench/release_cost.sh): the plain compare-and-delete of the spec
+if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end
+LUA
+bash "$RUN/old/scripts/gen-lua.sh" >"$RUN/gen-lua-old.log" 2>&1 &&
+    grep -q 'b70c2384248f88e6b75b9f89241a180f856ad852' "$RUN/old/redlock_core/lock/rl_scripts_gen.c" ||
+    { echo "release_cost: cannot make the old release script" >&2; cat "$RUN/gen-lua-old.log" >&2; exit 1; }
 for v in new old; do
     (cd "$RUN/$v" && bash scripts/build.sh) >"$RUN/build-$v.log" 2>&1 || { echo "release_cost: $v build failed (see $RUN/build-$v.log)" >&2; tail -5 "$RUN/build-$v.log" >&2; exit 1; }
 done

@@ -14,30 +14,10 @@ extern "C" {
 /* validity rule of the spec: ttl - elapsed - (ttl * drift + 2 ms) */
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);
 
-/* Lua (rl_lock.c): compare-and-delete and compare-and-pexpire, with their SHA1s. */
-extern const char rl_script_release[];
-extern const char rl_script_release_sha[];
-extern const char rl_script_fair_leave[], rl_script_fair_leave_sha[];
-/* a waiter's attempt: SET NX PX that tells the other waiters when it set the key */
-extern const char rl_script_acquire[];
-extern const char rl_script_acquire_sha[];
-extern const char rl_script_extend[];
-extern const char rl_script_extend_sha[];
-/* their key-list variants (docs/api.md "Several resources"), and isHeld()'s */
-extern const char rl_script_acquire_all[], rl_script_acquire_all_sha[];
-extern const char rl_script_release_all[], rl_script_release_all_sha[];
-extern const char rl_script_extend_all[], rl_script_extend_all_sha[];
-extern const char rl_script_held_all[], rl_script_held_all_sha[];
-/* read locks' (a list whose first entry is empty, rl_key_is_shared) */
-extern const char rl_script_acquire_shared[], rl_script_acquire_shared_sha[];
-extern const char rl_script_release_shared[], rl_script_release_shared_sha[];
-extern const char rl_script_extend_shared[], rl_script_extend_shared_sha[];
-extern const char rl_script_held_shared[], rl_script_held_shared_sha[];
-extern const char rl_script_shared_confirm[], rl_script_shared_confirm_sha[];
-/* a semaphore's permit: the first free slots (rl_acquire_permit) */
-extern const char rl_script_permit[], rl_script_permit_sha[];
-extern const char rl_script_permit_trim[], rl_script_permit_trim_sha[];
-extern const char rl_script_permit_find[], rl_script_permit_find_sha[];
+/* The Lua scripts (rl_script_release, rl_script_acquire, ..., each with its _sha) and
+ * their table rl_scripts[RL_SCRIPTS_N]: written by scripts/gen-lua.sh from
+ * redlock_core/lock/lua/, one .lua file per script. */
+#include "lock/rl_scripts_gen.h"
 
 /* Counting the nodes' answers to one fan-out (rl_lock.c): ok = answers
  * that yes() accepts (ud: what it compares with), no = other answers. */
@@ -78,8 +58,6 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
 int rl_fence_incr_decided(const rl_restart *rs, const rl_result *res, int n);
 int rl_fence_raise_decided(int64_t m, const rl_result *res, int n);
 int64_t rl_fence_m(rl_result *res, int n);
-extern const char rl_script_fence_raise[];
-extern const char rl_script_fence_raise_sha[];
 /* Of a quorum's INCR answers, those believed (rl_fence.c: below 2^53, and
  * not one node's answer more than 2^24 above every other's): how many, and
  * their largest in *top (0 none) */

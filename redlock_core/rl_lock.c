@@ -1027,7 +1027,7 @@ static int acq_fair(acq *a, const rl_ctx *c, const rl_opts *o, const char *key, 
 
 /* after acq_writer: the fair attempt, and its cleanup's ARGV[4], our queue
  * id (ARGV[3] "" without a nonce): a release by the queue's first tells
- * nobody (RL_LUA_FAIR_WAKE) */
+ * nobody (fair_wake in lock/lua/fragments.lua) */
 static void acq_fair_cmd(acq *a)
 {
     if (!a->fair) return;

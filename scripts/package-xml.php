@@ -49,7 +49,7 @@ const ROLES = [
     ['~^tests/~', 'test'],
     ['~^(stubs|examples|docs)/~', 'doc'],
     ['~^(README|CHANGELOG|LICENSE|COPYING|NEWS|CREDITS)[^/]*$~', 'doc'],
-    ['~\.(c|h|m4|w32|frag)$~', 'src'],
+    ['~\.(c|h|m4|w32|frag|lua)$~', 'src'],
     ['~\.stub\.php$~', 'src'],
     ['~^[^/]+\.md$~', 'doc'],
 ];

@@ -117,6 +117,8 @@ else
 fi
 # redlock_arginfo.h is what gen_stub.php makes of redlock.stub.php (regenerated, compared)
 step arginfo-regen bash scripts/gen-stub.sh --check
+# redlock_core/lock/rl_scripts_gen.c/.h are what redlock_core/lock/lua/*.lua generate (scripts/gen-lua.sh)
+step lua-regen bash scripts/gen-lua.sh --check
 step check-docs bash scripts/check-docs.sh
 # the source list of the core, config.m4 and config.w32 agree (scripts/check-sources.sh)
 step sources-agree bash scripts/check-sources.sh

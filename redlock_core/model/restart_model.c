@@ -219,7 +219,7 @@ static void reply_int(rl_reply *r, long long v)
     r->integer = v;
 }
 
-/* RL_LUA_MAXTTL: answer the stored TTL and age as they were, raise to ttl */
+/* maxttl (redlock_core/lock/lua/fragments.lua): answer the stored TTL and age as they were, raise to ttl */
 static void maxttl(world *w, int i, int64_t ttl, rl_reply *r)
 {
     node *d = &w->nd[i];

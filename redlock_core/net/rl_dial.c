@@ -179,15 +179,9 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
  * (rlc_late_script_reply), so a script missing here would be lost there. */
 int rlc_queue_scripts(rl_conn *c, uint64_t now)
 {
-    static const char *const scripts[] = {rl_script_release,       rl_script_extend,         rl_script_fence_raise,
-                                          rl_script_acquire,       rl_script_acquire_all,    rl_script_release_all,
-                                          rl_script_extend_all,    rl_script_held_all,       rl_script_permit,
-                                          rl_script_permit_trim,   rl_script_acquire_shared, rl_script_release_shared,
-                                          rl_script_extend_shared, rl_script_held_shared,    rl_script_shared_confirm,
-                                          rl_script_permit_find,   rl_script_fair_leave};
-    for (size_t k = 0; k < sizeof(scripts) / sizeof(scripts[0]); k++) {
-        const char *argv[3] = {"SCRIPT", "LOAD", scripts[k]};
-        size_t lens[3] = {6, 4, strlen(scripts[k])};
+    for (size_t k = 0; k < RL_SCRIPTS_N; k++) {
+        const char *argv[3] = {"SCRIPT", "LOAD", rl_scripts[k].text};
+        size_t lens[3] = {6, 4, rl_scripts[k].len};
         /* (marked as releases: room is always kept for them, like for a release) */
         if (rlc_append_cmd(c, 3, argv, lens, EXP_SCRIPT, RL_OP_RELEASE, 0, now)) return -1;
     }

@@ -625,7 +625,8 @@ static void test_net_set_timeouts(void)
 static void test_net_hostile_extra_reply(void)
 {
     NET_REQUIRE_NODES(); /* for g_dir */
-    static const char *const answers[] = {HS_REPLIES ":1\r\n:999\r\n", ":0\r\n"};
+    char hs[4096];
+    const char *const answers[] = {hs_replies(hs, sizeof(hs), ":1\r\n:999\r\n"), ":0\r\n"};
     scripted srv;
     tnet t;
     rl_result res[1];

@@ -71,34 +71,12 @@ static void test_net_basic(void)
     CHECK_EQ(echo_all(&t, "sync2", res), NNODES);
     for (int i = 0; i < NNODES; i++) CHECK_EQ(admin_int(i, 0, "EXISTS basic:k"), 0);
 
-    /* the scripts' SHA1s are the ones redis computes */
-    redisReply *r = admin(0, 0, "SCRIPT LOAD %s", rl_script_release);
-    CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_release_sha) == 0);
-    if (r) freeReplyObject(r);
-    r = admin(0, 0, "SCRIPT LOAD %s", rl_script_extend);
-    CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_script_extend_sha) == 0);
-    if (r) freeReplyObject(r);
-    const char *lists[15][2] = {
-        {rl_script_acquire_all, rl_script_acquire_all_sha},
-        {rl_script_release_all, rl_script_release_all_sha},
-        {rl_script_extend_all, rl_script_extend_all_sha},
-        {rl_script_held_all, rl_script_held_all_sha},
-        {rl_script_permit, rl_script_permit_sha},
-        {rl_script_permit_trim, rl_script_permit_trim_sha},
-        {rl_script_acquire, rl_script_acquire_sha},
-        {rl_script_acquire_shared, rl_script_acquire_shared_sha},
-        {rl_script_release_shared, rl_script_release_shared_sha},
-        {rl_script_extend_shared, rl_script_extend_shared_sha},
-        {rl_script_held_shared, rl_script_held_shared_sha},
-        {rl_script_shared_confirm, rl_script_shared_confirm_sha},
-        {rl_script_fence_raise, rl_script_fence_raise_sha},
-        {rl_script_permit_find, rl_script_permit_find_sha},
-        {rl_script_fair_leave, rl_script_fair_leave_sha}};
-    for (int k = 0; k < 15; k++) {
-        r = admin(0, 0, "SCRIPT LOAD %s", lists[k][0]);
-        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, lists[k][1]) == 0);
-        if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, lists[k][1]) != 0))
-            printf("      list script %d: %s\n", k, r->str);
+    /* the scripts' SHA1s are the ones redis computes (every script of the table) */
+    for (size_t k = 0; k < RL_SCRIPTS_N; k++) {
+        redisReply *r = admin(0, 0, "SCRIPT LOAD %b", rl_scripts[k].text, rl_scripts[k].len);
+        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, rl_scripts[k].sha) == 0);
+        if (r && (r->type != REDIS_REPLY_STRING || strcmp(r->str, rl_scripts[k].sha) != 0))
+            printf("      script %s: %s\n", rl_scripts[k].name, r->str);
         if (r) freeReplyObject(r);
     }
 

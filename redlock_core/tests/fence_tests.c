@@ -8,6 +8,7 @@
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/fake.h"
+#include "tests/sha1.h"
 
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
@@ -517,48 +518,7 @@ static void test_acquire_fair_fence_failed_no_ticket(void)
     CHECK(info.attempts >= 2);
 }
 
-/* ---- the script text and its SHA1 (a small SHA-1, FIPS 180-4) ---- */
-
-static uint32_t rol(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
-
-static void sha1_hex(const char *msg, size_t len, char out[41])
-{
-    uint32_t h[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
-    size_t total = ((len + 8) / 64 + 1) * 64;
-    unsigned char *m = calloc(1, total);
-    if (!m) {
-        out[0] = '\0';
-        return;
-    }
-    memcpy(m, msg, len);
-    m[len] = 0x80;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int i = 0; i < 8; i++) m[total - 1 - i] = (unsigned char)(bits >> (8 * i));
-    for (size_t off = 0; off < total; off += 64) {
-        uint32_t w[80];
-        for (int i = 0; i < 16; i++)
-            w[i] = (uint32_t)m[off + 4 * i] << 24 | (uint32_t)m[off + 4 * i + 1] << 16 |
-                   (uint32_t)m[off + 4 * i + 2] << 8 | m[off + 4 * i + 3];
-        for (int i = 16; i < 80; i++) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-        uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-        for (int i = 0; i < 80; i++) {
-            uint32_t f, k;
-            if (i < 20)
-                f = (b & c) | (~b & d), k = 0x5A827999u;
-            else if (i < 40)
-                f = b ^ c ^ d, k = 0x6ED9EBA1u;
-            else if (i < 60)
-                f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
-            else
-                f = b ^ c ^ d, k = 0xCA62C1D6u;
-            uint32_t tmp = rol(a, 5) + f + e + k + w[i];
-            e = d, d = c, c = rol(b, 30), b = a, a = tmp;
-        }
-        h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e;
-    }
-    free(m);
-    for (int i = 0; i < 5; i++) snprintf(out + 8 * i, 9, "%08x", h[i]);
-}
+/* ---- the script text and its SHA1 (sha1_hex: tests/sha1.h) ---- */
 
 static void test_script_sha(void)
 {
@@ -567,13 +527,7 @@ static void test_script_sha(void)
     CHECK_STR(hex, "a9993e364706816aba3e25717850c26c9cd0d89d"); /* FIPS 180 example */
     sha1_hex(rl_script_fence_raise, strlen(rl_script_fence_raise), hex);
     CHECK_STR(hex, rl_script_fence_raise_sha);
-    /* the other scripts too, since a wrong SHA only shows as a silent EVAL */
-    sha1_hex(rl_script_release, strlen(rl_script_release), hex);
-    CHECK_STR(hex, rl_script_release_sha);
-    sha1_hex(rl_script_extend, strlen(rl_script_extend), hex);
-    CHECK_STR(hex, rl_script_extend_sha);
-    sha1_hex(rl_script_acquire, strlen(rl_script_acquire), hex);
-    CHECK_STR(hex, rl_script_acquire_sha);
+    /* (every script, its SHA pinned: scripts_sha in unit_tests.c) */
 }
 
 /* ---- real redis-server processes on unix sockets ---- */

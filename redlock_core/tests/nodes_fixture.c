@@ -428,3 +428,13 @@ void scripted_stop(scripted *s)
     close(s->lfd);
     unlink(s->path);
 }
+
+const char *hs_replies(char *buf, size_t cap, const char *rest)
+{
+    size_t len = (size_t)snprintf(buf, cap, "-NOPERM no INFO\r\n-NOPERM no INFO\r\n");
+    for (size_t k = 0; k < RL_SCRIPTS_N && len < cap; k++)
+        len += (size_t)snprintf(buf + len, cap - len, "$40\r\n0123456789012345678901234567890123456789\r\n");
+    if (len < cap) len += (size_t)snprintf(buf + len, cap - len, "%s", rest);
+    if (len >= cap) check_failf(__FILE__, __LINE__, "hs_replies: %zu bytes do not fit %zu", len, cap);
+    return buf;
+}

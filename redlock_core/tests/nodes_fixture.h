@@ -96,11 +96,10 @@ typedef struct scripted {
 int scripted_start(scripted *s, const char *const *answers, int n);
 void scripted_stop(scripted *s);
 
-/* the answers to the SCRIPT LOADs of a connect (rlc_queue_scripts: 17 scripts) */
-#define HS_SHA "$40\r\n0123456789012345678901234567890123456789\r\n"
-/* every new connection asks INFO server and INFO persistence first (the
- * identity, also with one node); refused here: the node votes unchecked */
-#define HS_INFO "-NOPERM no INFO\r\n-NOPERM no INFO\r\n"
-#define HS_REPLIES HS_INFO HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA HS_SHA
+/* The answers to what every new connection sends first, then rest, into buf (cap
+ * bytes; returns buf): INFO server and INFO persistence (the identity, also with one
+ * node), refused here: the node votes unchecked; then one SCRIPT LOAD per script of
+ * the table (rlc_queue_scripts). */
+const char *hs_replies(char *buf, size_t cap, const char *rest);
 
 #endif

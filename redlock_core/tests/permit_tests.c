@@ -423,8 +423,10 @@ static void test_net_permit(void)
 static void test_net_permit_hostile(void)
 {
     NET_REQUIRE_NODES(); /* for g_dir */
-    static const char *const acquire[] = {HS_REPLIES "$41\r\n18446744073709551552-18446744073709551615\r\n", ":0\r\n"};
-    static const char *const find[] = {HS_REPLIES "$19\r\n9223372036854775808\r\n"};
+    char hs_acquire[4096], hs_find[4096];
+    const char *const acquire[] = {
+        hs_replies(hs_acquire, sizeof(hs_acquire), "$41\r\n18446744073709551552-18446744073709551615\r\n"), ":0\r\n"};
+    const char *const find[] = {hs_replies(hs_find, sizeof(hs_find), "$19\r\n9223372036854775808\r\n")};
     for (int k = 0; k < 2; k++) {
         scripted srv;
         tnet t;

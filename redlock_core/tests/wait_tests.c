@@ -489,7 +489,7 @@ static void test_scripts_publish_on_the_channel(void)
         CHECK(strstr(rels[i], "string.char(48 + k)") != NULL);
         CHECK(strstr(rels[i], "for q = 0, 31 do sc[q + 1] = ch[j + 1] .. string.char(48 + q)") != NULL);
         CHECK(strstr(rels[i], "% 32") != NULL);
-        CHECK(strstr(rels[i], "\\0q") != NULL); /* and the first fair waiter (RL_LUA_FAIR_WAKE) */
+        CHECK(strstr(rels[i], "\\0q") != NULL); /* and the first fair waiter (fair_wake, lock/lua/fragments.lua) */
     }
     CHECK(strstr(rl_script_acquire, "\"" RL_WAKE_CHANNEL "\"") != NULL);
     CHECK(strstr(rl_script_acquire, "\"NX\",\"PX\"") != NULL);

@@ -1,11 +1,12 @@
-/* table_test.c -- the metrics table of redlock_metrics.c (its PHP-free part, RLM_TABLE_ONLY) from threads and
- * processes: every thread's and every process' adds summed exactly (a ZTS process, a php-fpm pool), one slot
- * per node name under racing claims, a claim left half-done by a SIGKILLed process taken over, a live stuck
- * claimer skipped in bounded time, a process SIGKILLed mid-update leaving the table usable, the "other" slot,
- * and label escaping; the same of the resource prefix slots. Built and run by tests/metrics/table_test.sh
+/* table_test.c -- the metrics table (redlock_metrics_table.c; rlm_render() of redlock_metrics_text.c, RLM_TABLE_ONLY)
+ * from threads and processes: every thread's and every process' adds summed exactly (a ZTS process, a php-fpm
+ * pool), one slot per node name under racing claims, a claim left half-done by a SIGKILLed process taken over, a
+ * live stuck claimer skipped in bounded time, a process SIGKILLed mid-update leaving the table usable, the "other"
+ * slot, and label escaping; the same of the resource prefix slots. Built and run by tests/metrics/table_test.sh
  * (ThreadSanitizer). */
 #define RLM_TABLE_ONLY
-#include "../../redlock_metrics.c"
+#include "../../redlock_metrics_table.c"
+#include "../../redlock_metrics_text.c"
 
 #include <pthread.h>
 #include <sys/stat.h>
@@ -73,7 +74,7 @@ static void work(worker *w)
 {
     for (int k = 0; k < PER_THREAD; k++) {
         int n = (k + w->id) % NAMES;
-        int s = slot_claim(w->t, names[n]); /* every time: the lookup races the claims */
+        int s = rlm_node_claim(w->t, names[n]); /* every time: the lookup races the claims */
         if (k < NAMES) w->slot[n] = s;
         rlm_add(&w->t->counter[REDLOCK_M_ATTEMPTS], 1);
         rlm_add(&w->t->node[s].req[RLM_REQ_OK], 1);
@@ -143,7 +144,7 @@ static void test_processes_sum_exactly(void)
         if (kids[i] == 0) {
             worker w = {.t = t, .id = i};
             for (int k = 0; k < PER_PROC; k++) {
-                int s = slot_claim(t, names[(k + i) % NAMES]);
+                int s = rlm_node_claim(t, names[(k + i) % NAMES]);
                 rlm_add(&t->counter[REDLOCK_M_RELEASES], 1);
                 rlm_add(&t->node[s].req[RLM_REQ_TIMEOUT], 1);
                 rlm_observe(&t->hold, &rlm_hold, 1000);
@@ -182,11 +183,11 @@ static void test_dead_claimer_slot_taken_over(void)
     atomic_store(&t->node[0].state, RLM_CLAIMING | (uint32_t)kid);
     memcpy(t->node[0].name, "half-writ", 9);
     uint64_t t0 = now_us();
-    CHECK_EQ(slot_claim(t, "10.0.0.1:6379"), 0);
+    CHECK_EQ(rlm_node_claim(t, "10.0.0.1:6379"), 0);
     CHECK(now_us() - t0 < 5000);
     CHECK_EQ(atomic_load(&t->node[0].state), RLM_READY);
     CHECK_STR(t->node[0].name, "10.0.0.1:6379");
-    CHECK_EQ(slot_claim(t, "10.0.0.1:6379"), 0);
+    CHECK_EQ(rlm_node_claim(t, "10.0.0.1:6379"), 0);
     rlm_unmap(t);
 }
 
@@ -203,7 +204,7 @@ static void test_live_stuck_claimer_skipped(void)
     }
     atomic_store(&t->node[0].state, RLM_CLAIMING | (uint32_t)kid);
     uint64_t t0 = now_us();
-    CHECK_EQ(slot_claim(t, "a:1"), 1);
+    CHECK_EQ(rlm_node_claim(t, "a:1"), 1);
     uint64_t took = now_us() - t0;
     CHECK(took >= RLM_CLAIM_WAIT_US / 2);
     CHECK(took < 2000000); /* bounded (generous: sanitizer, a busy machine) */
@@ -211,15 +212,15 @@ static void test_live_stuck_claimer_skipped(void)
     kill(kid, SIGKILL);
     int st;
     waitpid(kid, &st, 0);
-    CHECK_EQ(slot_claim(t, "b:2"), 0);
-    CHECK_EQ(slot_claim(t, "a:1"), 1);
+    CHECK_EQ(rlm_node_claim(t, "b:2"), 0);
+    CHECK_EQ(rlm_node_claim(t, "a:1"), 1);
     CHECK_EQ(ready_slots(t), 2);
     rlm_unmap(t);
 }
 
 /* A claim left stuck by a stopped worker (SIGSTOP between its CAS and READY; a live
  * process with the claimer's pid alike) costs one wait, once: every later lock() of a
- * prefix whose probe passes the slot (each lock() asks res_claim for its prefix's slot)
+ * prefix whose probe passes the slot (each lock() asks rlm_res_claim for its prefix's slot)
  * and every new connection's node slot are a lookup again, not another wait. Bound: 20
  * later lookups together take less than the one wait measured here, on this machine. */
 static void test_stopped_claimer_costs_one_wait(void)
@@ -239,12 +240,12 @@ static void test_stopped_claimer_costs_one_wait(void)
     int st;
     REQUIRE(waitpid(kid, &st, WUNTRACED) == kid && WIFSTOPPED(st));
     uint64_t t0 = now_us();
-    int s = res_claim(t, "stuck:1", 7);
+    int s = rlm_res_claim(t, "stuck:1", 7);
     uint64_t first = now_us() - t0;
     CHECK_EQ(s, (at + 1) % RLM_RES_SLOTS);
     CHECK(first >= RLM_CLAIM_WAIT_US / 2); /* it waited for the claimer, once */
     t0 = now_us();
-    for (int i = 0; i < 20; i++) CHECK_EQ(res_claim(t, "stuck:2", 7), s);
+    for (int i = 0; i < 20; i++) CHECK_EQ(rlm_res_claim(t, "stuck:2", 7), s);
     uint64_t later = now_us() - t0;
     CHECK(later < first);
     if (later >= first)
@@ -252,14 +253,14 @@ static void test_stopped_claimer_costs_one_wait(void)
                (unsigned long long)first);
     /* node slots alike: the first new connection waits, the next ones do not */
     t0 = now_us();
-    CHECK_EQ(slot_claim(t, "n:1"), 1);
+    CHECK_EQ(rlm_node_claim(t, "n:1"), 1);
     first = now_us() - t0;
     CHECK(first >= RLM_CLAIM_WAIT_US / 2);
     char name[16];
     t0 = now_us();
     for (int i = 0; i < 20; i++) {
         snprintf(name, sizeof(name), "n:%d", i + 2);
-        CHECK_EQ(slot_claim(t, name), i + 2);
+        CHECK_EQ(rlm_node_claim(t, name), i + 2);
     }
     CHECK(now_us() - t0 < first);
     /* the claimer dies: its slot is taken over by the next prefix that probes it first */
@@ -271,9 +272,9 @@ static void test_stopped_claimer_costs_one_wait(void)
         len = snprintf(r, sizeof(r), "y%d", i);
         if ((int)(rlm_prefix_of(r, (size_t)len).hash % RLM_RES_SLOTS) == at) break;
     }
-    CHECK_EQ(res_claim(t, r, (size_t)len), at);
-    CHECK_EQ(res_claim(t, "stuck:3", 7), s);
-    CHECK_EQ(slot_claim(t, "n:0"), 0);
+    CHECK_EQ(rlm_res_claim(t, r, (size_t)len), at);
+    CHECK_EQ(rlm_res_claim(t, "stuck:3", 7), s);
+    CHECK_EQ(rlm_node_claim(t, "n:0"), 0);
     rlm_unmap(t);
 }
 
@@ -287,7 +288,7 @@ static void test_damaged_slots_read_within_bounds(void)
     rlm_table *t = aligned_alloc(64, sizeof(rlm_table));
     REQUIRE(t);
     memset(t, 0, sizeof(*t));
-    int a = res_claim(t, "fine:1", 6);
+    int a = rlm_res_claim(t, "fine:1", 6);
     REQUIRE(a != RLM_RES_SLOTS - 1);
     rlm_add(&t->res[a].c[RLM_RES_ACQ], 1);
     rlm_res *r = &t->res[RLM_RES_SLOTS - 1];
@@ -301,7 +302,7 @@ static void test_damaged_slots_read_within_bounds(void)
     atomic_store(&nd->state, RLM_READY);
     const uint64_t odd[3] = {(uint64_t)9 << 32 | 5, RLM_CLAIMING, RLM_CLAIMING | 0xfffffff0u};
     for (int i = 0; i < 3; i++) atomic_store(&t->node[i].state, odd[i]);
-    CHECK_EQ(slot_claim(t, "n:1"), 4);
+    CHECK_EQ(rlm_node_claim(t, "n:1"), 4);
     for (int i = 0; i < 3; i++) CHECK_EQ(atomic_load(&t->node[i].state), odd[i]);
 
     size_t len;
@@ -332,7 +333,7 @@ static void test_killed_mid_updates(void)
     REQUIRE(kid >= 0);
     if (kid == 0) {
         for (uint64_t k = 0;; k++) {
-            int s = slot_claim(t, names[k % NAMES]);
+            int s = rlm_node_claim(t, names[k % NAMES]);
             rlm_observe(&t->wait, &rlm_wait, 7);
             rlm_add(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE], 1);
             rlm_add(&t->node[s].req[RLM_REQ_OK], 1);
@@ -353,7 +354,7 @@ static void test_killed_mid_updates(void)
     /* the table goes on */
     for (int i = 0; i < 100; i++) rlm_add(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE], 1);
     CHECK_EQ(atomic_load(&t->counter[REDLOCK_M_ACQ_EXCLUSIVE]), acq + 100);
-    CHECK_EQ(slot_claim(t, "new:1"), NAMES);
+    CHECK_EQ(rlm_node_claim(t, "new:1"), NAMES);
     rlm_unmap(t);
 }
 
@@ -402,7 +403,7 @@ static void test_user_table_file(void)
         rlm_table *c = rlm_map_user(base, me, master, 0x1234, w, sizeof(w));
         if (!c) _exit(3);
         rlm_add(&c->counter[REDLOCK_M_ACQ_EXCLUSIVE], 5);
-        rlm_add(&c->res[res_claim(c, "sibling:1", 9)].c[RLM_RES_ACQ], 1);
+        rlm_add(&c->res[rlm_res_claim(c, "sibling:1", 9)].c[RLM_RES_ACQ], 1);
         _exit(0);
     }
     int wst;
@@ -453,10 +454,10 @@ static void test_full_table_other(void)
     char name[32];
     for (int i = 0; i < RLM_NODE_SLOTS; i++) {
         snprintf(name, sizeof(name), "10.1.0.%d:6379", i);
-        CHECK_EQ(slot_claim(t, name), i);
+        CHECK_EQ(rlm_node_claim(t, name), i);
     }
-    CHECK_EQ(slot_claim(t, "10.2.0.1:6379"), RLM_OTHER);
-    CHECK_EQ(slot_claim(t, "10.1.0.7:6379"), 7);
+    CHECK_EQ(rlm_node_claim(t, "10.2.0.1:6379"), RLM_OTHER);
+    CHECK_EQ(rlm_node_claim(t, "10.1.0.7:6379"), 7);
     size_t len;
     char *s = rlm_render(t, 1, &len);
     REQUIRE(s);
@@ -476,10 +477,10 @@ static void test_render_escapes_and_merges(void)
 {
     rlm_table *t = rlm_map_shared();
     REQUIRE(t);
-    int a = slot_claim(t, "unix:/tmp/a\"b\\c\nd\xff.sock");
+    int a = rlm_node_claim(t, "unix:/tmp/a\"b\\c\nd\xff.sock");
     rlm_add(&t->node[a].req[RLM_REQ_OK], 2);
     /* two slots of one name (a claimer skipped a stuck slot that later got the same name): one series */
-    int b = slot_claim(t, "h:1");
+    int b = rlm_node_claim(t, "h:1");
     atomic_store(&t->node[b + 1].state, RLM_CLAIMING | 1u);
     snprintf(t->node[b + 1].name, RLM_NAME_LEN, "h:1");
     atomic_store(&t->node[b + 1].state, RLM_READY);
@@ -523,7 +524,7 @@ static void *res_thread(void *arg)
     for (int k = 0; k < PER_THREAD; k++) {
         int p = (k + w->id) % RES_PREFIXES;
         int len = snprintf(r, sizeof(r), "pre%d:%d:%d", p, w->id, k);
-        int s = res_claim(w->t, r, (size_t)len);
+        int s = rlm_res_claim(w->t, r, (size_t)len);
         if (k < RES_PREFIXES) w->slot[p] = s;
         rlm_add(&w->t->res[s].c[RLM_RES_ACQ], 1);
         rlm_add(&w->t->res[s].hold_us, 3);
@@ -571,14 +572,14 @@ static void test_resource_prefix_probe_other(void)
 {
     rlm_table *t = rlm_map_shared();
     REQUIRE(t);
-    int a = res_claim(t, "orders:1", 8);
-    CHECK_EQ(res_claim(t, "orders:2:x", 10), a);
-    CHECK_EQ(res_claim(t, "orders", 6), a); /* no ':' : the whole resource */
-    CHECK(res_claim(t, "orders-2", 8) != a);
-    int e = res_claim(t, ":x", 2); /* the empty prefix */
+    int a = rlm_res_claim(t, "orders:1", 8);
+    CHECK_EQ(rlm_res_claim(t, "orders:2:x", 10), a);
+    CHECK_EQ(rlm_res_claim(t, "orders", 6), a); /* no ':' : the whole resource */
+    CHECK(rlm_res_claim(t, "orders-2", 8) != a);
+    int e = rlm_res_claim(t, ":x", 2); /* the empty prefix */
     CHECK_EQ(t->res[e].len, 0u);
-    int b = res_claim(t, "a\0b:1", 5); /* bytes, not C strings */
-    CHECK(b != res_claim(t, "a\0c:1", 5));
+    int b = rlm_res_claim(t, "a\0b:1", 5); /* bytes, not C strings */
+    CHECK(b != rlm_res_claim(t, "a\0c:1", 5));
     /* a prefix whose hashed slot another took: the next free one, found again later */
     rlm_prefix p = rlm_prefix_of("orders", 6);
     CHECK_EQ(a, (int)(p.hash % RLM_RES_SLOTS));
@@ -590,21 +591,21 @@ static void test_resource_prefix_probe_other(void)
         if ((int)(q.hash % RLM_RES_SLOTS) == a) same = len;
     }
     REQUIRE(same > 0);
-    int c = res_claim(t, r, (size_t)same);
+    int c = rlm_res_claim(t, r, (size_t)same);
     CHECK(c != a && c != RLM_RES_OTHER);
-    CHECK_EQ(res_claim(t, r, (size_t)same), c);
+    CHECK_EQ(rlm_res_claim(t, r, (size_t)same), c);
     /* 64 bytes fit, 65 do not */
     memset(r, 'p', sizeof(r));
-    CHECK(res_claim(t, r, RLM_PREFIX_LEN) != RLM_RES_OTHER);
-    CHECK_EQ(res_claim(t, r, RLM_PREFIX_LEN + 1), RLM_RES_OTHER);
+    CHECK(rlm_res_claim(t, r, RLM_PREFIX_LEN) != RLM_RES_OTHER);
+    CHECK_EQ(rlm_res_claim(t, r, RLM_PREFIX_LEN + 1), RLM_RES_OTHER);
     /* full: every new prefix in "other", the old ones where they are */
     for (int i = 0; ready_res(t) < RLM_RES_SLOTS; i++) {
         int len = snprintf(r, sizeof(r), "fill%d", i);
-        CHECK(res_claim(t, r, (size_t)len) != RLM_RES_OTHER);
+        CHECK(rlm_res_claim(t, r, (size_t)len) != RLM_RES_OTHER);
     }
-    CHECK_EQ(res_claim(t, "new:1", 5), RLM_RES_OTHER);
-    CHECK_EQ(res_claim(t, "orders:9", 8), a);
-    CHECK_EQ(res_claim(t, ":y", 2), e);
+    CHECK_EQ(rlm_res_claim(t, "new:1", 5), RLM_RES_OTHER);
+    CHECK_EQ(rlm_res_claim(t, "orders:9", 8), a);
+    CHECK_EQ(rlm_res_claim(t, ":y", 2), e);
     rlm_unmap(t);
 }
 
@@ -622,7 +623,7 @@ static void test_resource_dead_claimer(void)
     int at = (int)(p.hash % RLM_RES_SLOTS);
     atomic_store(&t->res[at].state, RLM_CLAIMING | (uint32_t)kid);
     uint64_t t0 = now_us();
-    CHECK_EQ(res_claim(t, "jobs:1", 6), at);
+    CHECK_EQ(rlm_res_claim(t, "jobs:1", 6), at);
     CHECK(now_us() - t0 < 5000);
     CHECK_EQ(atomic_load(&t->res[at].state), RLM_READY);
     CHECK_EQ(ready_res(t), 1);
@@ -644,10 +645,10 @@ static void test_resource_render(void)
     };
     char want[160];
     for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
-        int s = res_claim(t, odd[i].res, odd[i].len);
+        int s = rlm_res_claim(t, odd[i].res, odd[i].len);
         rlm_add(&t->res[s].c[RLM_RES_ACQ], i + 1);
     }
-    int b = res_claim(t, "dup:1", 5);
+    int b = rlm_res_claim(t, "dup:1", 5);
     atomic_store(&t->res[(b + 1) % RLM_RES_SLOTS].state, RLM_CLAIMING | 1u);
     res_write(&t->res[(b + 1) % RLM_RES_SLOTS], &(rlm_prefix){"dup", 3, rlm_hash("dup", 3)});
     atomic_store(&t->res[(b + 1) % RLM_RES_SLOTS].state, RLM_READY);

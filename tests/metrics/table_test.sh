@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/metrics/table_test.sh -- build and run table_test.c: the metrics table of redlock_metrics.c from
+# tests/metrics/table_test.sh -- build and run table_test.c: the metrics table (redlock_metrics_table.c) from
 # threads (ThreadSanitizer) and processes, and again under AddressSanitizer + UBSan.
 # Last line: "metrics-table: N passed, N failed, N skipped" (both builds).
 set -uo pipefail

@@ -1,17 +1,119 @@
-/* redlock_lost.c -- on_lost: the holder's PHP code hears at once that its lock is gone (docs/api.md "Lock lost").
+/* redlock_watch.c -- the watchdog's glue (redlock_core/rl_watchdog.c): the watches of this request's locks, and
+ * on_lost, by which the holder's PHP code hears at once that its lock is gone (docs/api.md "Lock lost").
  *
- * The watchdog thread (redlock_core/rl_watchdog.c) finds the loss: a failed
- * extension, or the validity's end (a deadline-only watch for a lock without
- * auto_extend, or after max_hold). Its callback only sets the lock's atomic
- * "pending" flag and the holder thread's EG(vm_interrupt), as the engine's
- * own timeout does: no signal, no PHP memory touched but those two words.
- * The engine then calls zend_interrupt_function in the holder thread at its
- * next safe point (a backward jump, a function's entry, the return of an
- * internal function); there, in PHP's thread, the lock's 'throw' or callable
- * runs. pcntl chains the same hook (ext/pcntl: pcntl_interrupt_function). */
+ * A lock acquired with auto_extend or on_lost gets a watch (php_redlock_watch_start). The request's end
+ * and releaseAll() stop every watch (php_redlock_watch_stop_all) and count each lock lost into the
+ * metrics, unless on_lost counted it when it told the holder.
+ *
+ * on_lost: the watchdog thread finds the loss: a failed extension, or the
+ * validity's end (a deadline-only watch for a lock without auto_extend, or
+ * after max_hold). Its callback only sets the lock's atomic "pending" flag
+ * and the holder thread's EG(vm_interrupt), as the engine's own timeout
+ * does: no signal, no PHP memory touched but those two words. The engine
+ * then calls zend_interrupt_function in the holder thread at its next safe
+ * point (a backward jump, a function's entry, the return of an internal
+ * function); there, in PHP's thread, the lock's 'throw' or callable runs.
+ * pcntl chains the same hook (ext/pcntl: pcntl_interrupt_function). */
 #include "php_redlock_int.h"
 
 #include <stdatomic.h>
+
+/* ---------- the request's watches ---------- */
+
+static void lost_cb(void *arg);
+static void lost_forget_all(void);
+
+/* An entry of REDLOCK_G(watched). */
+typedef struct php_redlock_watched {
+    rl_watch *w;
+    uint64_t fork_gen; /* of the process that acquired the lock */
+    int mres;          /* its resource's metrics slot (php_redlock_metrics_resource) */
+    bool counted;      /* its loss is in the metrics already (told by on_lost) */
+} php_redlock_watched;
+
+/* on_lost told the holder that w's lock is lost: counted now, not again at
+ * the end of the request (a rare event: a walk over this request's watches) */
+static void watch_count_lost(const rl_watch *w)
+{
+    php_redlock_watched *e;
+    uint64_t gen = rl_fork_generation();
+    if (!w || !REDLOCK_G(held_active)) return;
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), e) {
+        if (e->w == w && !e->counted && e->fork_gen == gen) {
+            e->counted = true;
+            php_redlock_metrics_lost(e->mres);
+            return;
+        }
+    } ZEND_HASH_FOREACH_END();
+}
+
+rl_watch *php_redlock_watch_start(php_redlock_group *g, zend_string *key, zend_long ttl, const rl_lock_info *info,
+                                  const php_redlock_opts *o, php_redlock_lost *lost)
+{
+    /* the node settings as the pooled connections have them (with the
+     * password, which the group does not keep) and this group's timeouts;
+     * the watchdog copies them into connections of its own */
+    rl_node_conf confs[RL_MAX_NODES];
+    for (int i = 0; i < g->n; i++) {
+        confs[i] = *rl_conn_conf(g->conns[i]);
+        confs[i].connect_timeout_ms = g->connect_timeout[i];
+        confs[i].timeout_ms = g->timeout[i];
+    }
+    rl_watch_spec spec = {
+        .confs = confs,
+        .conns = g->conns, /* their addresses: the watchdog looks no name up */
+        .n = g->n,
+        .key = ZSTR_VAL(key),
+        .keylen = ZSTR_LEN(key),
+        .token = info->token,
+        .ttl_ms = (int)ttl,
+        .drift_factor = o->drift_factor,
+        .max_hold_ms = o->max_hold,
+        .persistent = g->opts.persistent, /* else its connections end with the request, like the group's */
+        /* on_lost without auto_extend: a timer on the validity's end, no connection */
+        .deadline_only = !o->auto_extend,
+        .on_lost = lost ? lost_cb : NULL,
+        .on_lost_arg = lost,
+        /* its extensions raise the maxttl key and repair restarted nodes, as extend() */
+        .restart_grace = g->opts.restart_grace != 0,
+        .prefix_len = ZSTR_LEN(g->opts.prefix),
+    };
+    rl_watch *w = rl_watch_start(&spec, info);
+    if (w && REDLOCK_G(held_active)) {
+        /* the request's own reference: stopped at its end, whatever became of the object */
+        rl_watch_ref(w);
+        php_redlock_watched *e = emalloc(sizeof(*e));
+        size_t pl = ZSTR_LEN(g->opts.prefix);
+        *e = (php_redlock_watched){.w = w,
+                                   .fork_gen = rl_fork_generation(),
+                                   .mres = php_redlock_metrics_key_resource(key, pl)};
+        zend_hash_next_index_insert_ptr(&REDLOCK_G(watched), e);
+    }
+    return w;
+}
+
+void php_redlock_watch_stop_all(void)
+{
+    php_redlock_watched *e;
+    if (!REDLOCK_G(held_active)) return;
+    uint64_t gen = rl_fork_generation();
+    ZEND_HASH_FOREACH_PTR(&REDLOCK_G(watched), e) {
+        rl_watch_stop(e->w); /* a fork child's copy: a no-op, the parent keeps extending */
+        /* each watched lock is here once: a lost one is counted here, when its request
+         * ends, by the process that acquired it (a child's copy may say lost too) */
+        rl_watch_status st;
+        rl_watch_status_get(e->w, &st);
+        if (st.state == RL_WATCH_LOST && e->fork_gen == gen && !e->counted) php_redlock_metrics_lost(e->mres);
+        rl_watch_unref(e->w);
+        efree(e);
+    } ZEND_HASH_FOREACH_END();
+    zend_hash_destroy(&REDLOCK_G(watched));
+    zend_hash_init(&REDLOCK_G(watched), 8, NULL, NULL, 0);
+    lost_forget_all(); /* a loss already flagged is not told after this either */
+    rl_watchdog_drop_idle(); /* the watchdog's connections of non-persistent objects */
+}
+
+/* ---------- on_lost ---------- */
 
 struct php_redlock_lost {
     atomic_int pending; /* set by the watchdog thread */
@@ -97,7 +199,8 @@ void php_redlock_lost_free(php_redlock_lost *lost)
     efree(lost);
 }
 
-void php_redlock_lost_cb(void *arg)
+/* For the watchdog (rl_watch_spec.on_lost): the lock is lost, tell its thread. */
+static void lost_cb(void *arg)
 {
     /* the watchdog thread, under its mutex: two stores and nothing else */
     php_redlock_lost *lost = arg;
@@ -138,7 +241,7 @@ void php_redlock_lost_forget(php_redlock_lock_obj *l)
  * is not told. The entries go, and the request's references to their Locks
  * with them: a worker runtime calling releaseAll() between jobs keeps
  * nothing of the jobs before. */
-void php_redlock_lost_forget_all(void)
+static void lost_forget_all(void)
 {
     if (!REDLOCK_G(lost_active)) return;
     zend_hash_clean(&REDLOCK_G(lost));
@@ -195,7 +298,7 @@ static void deliver(const zend_execute_data *vm_ex)
         }
         php_redlock_lock_obj *l = php_redlock_lock_from_obj(lost->lock);
         lost->done = true; /* once, also when the callable re-enters */
-        php_redlock_watch_count_lost(l->watch); /* redlock_lost_total: visible to the pool now */
+        watch_count_lost(l->watch); /* redlock_lost_total: visible to the pool now */
         if (Z_TYPE(lost->handler) == IS_TRUE) {
             rl_watch_status st;
             rl_watch_status_get(l->watch, &st);
