@@ -209,7 +209,7 @@ typedef struct php_redlock_pooled {
      * restart_grace and drift_factor left it: a later RedLock of the same
      * settings (the next request) starts from it. Each calm attempt checks
      * every answer's incarnation and clock, so a stale entry costs one
-     * checked attempt, never a vote (rl_lock.c calm_mask). */
+     * checked attempt, never a vote (lock/rl_restart.c calm_mask). */
     rl_calm calm;
     int calm_grace;
     double calm_drift;

@@ -99,15 +99,15 @@ static php_redlock_lock_obj *acquire(php_redlock_obj *obj, const acquire_req *re
     info.attempts = info.wakeups = 0; /* (set by rl_acquire but on bad arguments) */
     int r, other_limit = 0;
     if (req->limit > 0) {
-        char *slots;
-        size_t slotslen;
-        r = rl_acquire_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), req->limit, req->weight, (int)req->ttl, &ro,
-                              &info, &slots, &slotslen, &other_limit, &call);
+        rl_permit_req preq = {ZSTR_VAL(key), ZSTR_LEN(key), req->limit, req->weight, (int)req->ttl};
+        rl_permit_got got;
+        r = rl_acquire_permit(&g->ctx, &preq, &ro, &info, &got, &call);
+        other_limit = got.other_limit;
         if (r == RL_ACQUIRED) {
             /* the permit is the list of its slots' keys: released, extended and watched as any key */
             zend_string_release(key);
-            key = zend_string_init(slots, slotslen, 0);
-            free(slots);
+            key = zend_string_init(got.slots, got.slotslen, 0);
+            free(got.slots);
         }
     } else {
         r = rl_acquire(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)req->ttl, &ro, &info, &call);

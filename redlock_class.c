@@ -208,14 +208,15 @@ PHP_METHOD(RedLock, restore)
             RETURN_THROWS();
         }
         rl_call call;
-        char *slots;
-        size_t slotslen;
-        int found;
+        rl_permit_got got;
         zend_string *key = php_redlock_key(g, resource);
         php_redlock_group_prepare(g);
-        int r = rl_find_permit(&g->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int)limit, ZSTR_VAL(token), ZSTR_LEN(token),
-                               &slots, &slotslen, &found, &call);
+        rl_permit_req req = {.key = ZSTR_VAL(key), .keylen = ZSTR_LEN(key), .limit = (int)limit};
+        int r = rl_find_permit(&g->ctx, &req, ZSTR_VAL(token), ZSTR_LEN(token), &got, &call);
         zend_string_release(key);
+        char *slots = got.slots;
+        size_t slotslen = got.slotslen;
+        int found = got.found;
         if (php_redlock_throw_same_server(g, &call, r, "restore")) RETURN_THROWS();
         if (r == RL_NO_QUORUM) {
             REDLOCK_G(quorum_failures)++;

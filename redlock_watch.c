@@ -1,4 +1,4 @@
-/* redlock_watch.c -- the watchdog's glue (redlock_core/rl_watchdog.c): the watches of this request's locks, and
+/* redlock_watch.c -- the watchdog's glue (redlock_core/lock/rl_watchdog.c): the watches of this request's locks, and
  * on_lost, by which the holder's PHP code hears at once that its lock is gone (docs/api.md "Lock lost").
  *
  * A lock acquired with auto_extend or on_lost gets a watch (php_redlock_watch_start). The request's end

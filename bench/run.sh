@@ -153,7 +153,7 @@ fi
 
 newer_than_sources() {   # $1 newer than every extension/core source?
     local f
-    for f in "$REPO"/redlock.c "$REPO"/php_redlock.h "$REPO"/redlock_arginfo.h "$REPO"/redlock_core/*.[ch] "$REPO"/redlock_core/net/*.[ch] "$REPO"/redlock_core/lock/*.[ch]; do
+    for f in "$REPO"/redlock.c "$REPO"/php_redlock.h "$REPO"/redlock_arginfo.h "$REPO"/redlock_core/*.[ch] "$REPO"/redlock_core/*/*.[ch]; do
         [ -e "$f" ] || continue
         [ "$f" -nt "$1" ] && return 1
     done

@@ -31,7 +31,7 @@ extern "C" {
 #define RL_LIST_KEY_MAX 65535
 int rl_key_is_list(const char *key, size_t keylen);
 /* A read lock (docs/api.md "Read locks") is a key list whose first entry is
- * empty ("\0" "\0\0" then the keys): its scripts are the readers' (rl_lock.c
+ * empty ("\0" "\0\0" then the keys): its scripts are the readers' (lock/rl_cmd.c
  * rl_script_acquire_shared); rl_list_next() skips the empty entry. */
 int rl_key_is_shared(const char *key, size_t keylen);
 int rl_list_next(const char *list, size_t len, size_t *pos, const char **k, size_t *kl);
@@ -470,7 +470,7 @@ typedef struct rl_call {
     int answered, ok, failed;
 } rl_call;
 
-/* Why a node's result does not count (rl_stats.c): failed, its reason (or
+/* Why a node's result does not count (lock/rl_stats.c): failed, its reason (or
  * its error's name); answered but out of the quorum (novote_ms or
  * novote_need > 0), why (README "Restarted nodes": "restarted N s ago, votes
  * in M s", "clock stepped forward N s ago, votes in M s", RL_NOVOTE_NEED_FMT);
@@ -489,22 +489,35 @@ size_t rl_quorum_message(char *buf, size_t len, const char *what, const rl_call 
 int rl_acquire(const rl_ctx *c, const char *key, size_t keylen, int ttl_ms, const rl_opts *o, rl_lock_info *info,
                rl_call *call);
 int rl_release(const rl_ctx *c, const char *key, size_t keylen, const char *token, rl_call *call);
-/* One permit of a semaphore of limit (1..RL_MAX_PERMITS) on key (prefix .
- * resource): weight slots that one quorum of the same nodes holds together
- * (HACKING.md "Semaphores"). RL_ACQUIRED: *slots (malloc'd, the caller frees)
- * is the key list of its slots, which rl_release/rl_extend/rl_is_held and
- * the watchdog take like any key; RL_LIMIT: *other_limit is the limit the
- * nodes hold permits under. o->token must be NULL (no caller-chosen token). */
+/* A semaphore's permit asked of the nodes: key (prefix . resource), its
+ * limit (1..RL_MAX_PERMITS) and, to acquire one, its weight (1..limit) and
+ * TTL. */
 #define RL_MAX_PERMITS 1024
-int rl_acquire_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, int weight, int ttl_ms,
-                      const rl_opts *o, rl_lock_info *info, char **slots, size_t *slotslen, int *other_limit,
-                      rl_call *call);
-/* restore() of a permit: the slots of key's semaphore (limit slots) that
- * hold token on a quorum of the same nodes, asked of every node. RL_ACQUIRED: *slots
- * (malloc'd) their key list, *found how many; RL_LOST: none;
- * RL_NO_QUORUM: fewer than a quorum answered. */
-int rl_find_permit(const rl_ctx *c, const char *key, size_t keylen, int limit, const char *token, size_t token_len,
-                   char **slots, size_t *slotslen, int *found, rl_call *call);
+typedef struct rl_permit_req {
+    const char *key;
+    size_t keylen;
+    int limit, weight, ttl_ms;
+} rl_permit_req;
+/* what a permit call gave */
+typedef struct rl_permit_got {
+    char *slots; /* RL_ACQUIRED: the key list of its slots (malloc'd, the caller frees), else NULL */
+    size_t slotslen;
+    int other_limit; /* rl_acquire_permit RL_LIMIT: the limit the nodes hold permits under */
+    int found;       /* rl_find_permit RL_ACQUIRED: how many slots */
+} rl_permit_got;
+/* One permit of req's semaphore: weight slots that one quorum of the same
+ * nodes holds together (HACKING.md "Semaphores"). RL_ACQUIRED: got->slots,
+ * which rl_release/rl_extend/rl_is_held and the watchdog take like any key;
+ * RL_LIMIT: got->other_limit. o->token must be NULL (no caller-chosen
+ * token). */
+int rl_acquire_permit(const rl_ctx *c, const rl_permit_req *req, const rl_opts *o, rl_lock_info *info,
+                      rl_permit_got *got, rl_call *call);
+/* restore() of a permit: the slots of req's semaphore (req->limit slots)
+ * that hold token on a quorum of the same nodes, asked of every node.
+ * RL_ACQUIRED: got->slots their key list, got->found how many; RL_LOST:
+ * none; RL_NO_QUORUM: fewer than a quorum answered. */
+int rl_find_permit(const rl_ctx *c, const rl_permit_req *req, const char *token, size_t token_len, rl_permit_got *got,
+                   rl_call *call);
 /* info holds the lock's current validity and is updated on every outcome:
  * RL_EXTENDED: the new validity. Otherwise it never grows: 0 when the nodes
  * answered that our token is gone on so many that no quorum holds it, when
@@ -526,7 +539,7 @@ int64_t rl_remaining_ms(const rl_lock_info *info, uint64_t now_us);
 /* ---- real nodes: connections and the socket fan-out ---- */
 typedef struct rl_latency {
     uint64_t count, max_us;
-    uint32_t bucket[128]; /* quarter-octave buckets: see rl_stats.c */
+    uint32_t bucket[128]; /* quarter-octave buckets: see lock/rl_stats.c */
 } rl_latency;
 
 typedef struct rl_node_stats {
@@ -626,7 +639,7 @@ void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_
  * says so or until until_us. */
 void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud);
 
-/* ---- the watchdog (auto_extend): rl_watchdog.c ---- */
+/* ---- the watchdog (auto_extend): lock/rl_watchdog.c ---- */
 /* One background thread per process, started by the first rl_watch_start().
  * It owns its own connections to the nodes (made from copies of the confs
  * given, shared by the watches of one node list, and kept for the next

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-/* ---- the lock logic (rl_lock.c, rl_fence.c) ---- */
+/* ---- the lock logic (lock/: rl_quorum.c, rl_acquire.c, rl_fence.c, ...; what only lock/ shares: lock/rl_lock_int.h) ---- */
 
 /* validity rule of the spec: ttl - elapsed - (ttl * drift + 2 ms) */
 int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);
@@ -19,7 +19,7 @@ int64_t rl_validity_ms(int ttl_ms, uint64_t elapsed_us, double drift_factor);
  * redlock_core/lock/lua/, one .lua file per script. */
 #include "lock/rl_scripts_gen.h"
 
-/* Counting the nodes' answers to one fan-out (rl_lock.c): ok = answers
+/* Counting the nodes' answers to one fan-out (lock/rl_quorum.c): ok = answers
  * that yes() accepts (ud: what it compares with), no = other answers. */
 typedef struct rl_tally {
     int ok, no, failed, pending, answered;
@@ -39,13 +39,13 @@ int rl_decide_set(const rl_result *res, int n);
 uint64_t rl_cleanup_skip(const rl_result *res, int n); /* a failed attempt's cleanup skips node i: bit i */
 int rl_fair_decided(const rl_result *res, int n);
 long long rl_fair_ticket(const rl_result *res, int n);
-int rl_permit_decided(const rl_ctx *c, double drift_factor, int limit, int weight, const rl_result *res, int n,
+int rl_permit_decided(const rl_ctx *c, double drift_factor, const rl_permit_req *req, const rl_result *res, int n,
                       int *best, int *best_node);
 /* node i's permit answer decoded as the tally decodes it: 1 when it is the w
  * slots, their bits in bits[RL_MAX_PERMITS / 64] (the slots kept when i is best_node) */
-int rl_permit_slots(const rl_ctx *c, int limit, int weight, const rl_result *res, int n, int i, uint64_t *bits);
+int rl_permit_slots(const rl_ctx *c, const rl_permit_req *req, const rl_result *res, int n, int i, uint64_t *bits);
 
-/* Fencing (rl_fence.c), run by rl_acquire after a quorum SET when
+/* Fencing (lock/rl_fence.c), run by rl_acquire after a quorum SET when
  * opts.fence_key is set: (1) INCR fence_key on all nodes, a quorum must
  * answer, M = the largest answer; (2) on all nodes raise the counter to M if
  * lower (one script), a quorum must confirm. Both decided at quorum. Returns
@@ -58,7 +58,7 @@ int rl_fence_phases(const rl_ctx *c, const char *fence_key, size_t fence_keylen,
 int rl_fence_incr_decided(const rl_restart *rs, const rl_result *res, int n);
 int rl_fence_raise_decided(int64_t m, const rl_result *res, int n);
 int64_t rl_fence_m(rl_result *res, int n);
-/* Of a quorum's INCR answers, those believed (rl_fence.c: below 2^53, and
+/* Of a quorum's INCR answers, those believed (lock/rl_fence.c: below 2^53, and
  * not one node's answer more than 2^24 above every other's): how many, and
  * their largest in *top (0 none) */
 int rl_incr_believed(const rl_result *res, int n, int64_t *top);
@@ -123,7 +123,7 @@ typedef struct rl_info {
 void rl_info_init(rl_info *info);
 void rl_info_parse(const char *s, size_t len, rl_info *info);
 
-/* Restart-safe quorum (rl_lock.c), exposed for the unit tests: which nodes
+/* Restart-safe quorum (lock/rl_restart.c), exposed for the unit tests: which nodes
  * of a call's answers count toward the quorum. Returns a bit mask (bit i:
  * node i votes); sets res[i].novote_ms/up_ms of those that do not, and
  * records what it judged in rs. *wait: some node's vote cannot be judged
@@ -142,7 +142,7 @@ int64_t rl_maxttl_proven(const rl_result *res, int n, uint64_t from);
  * then nothing useful was written and the caller grows buf). */
 size_t rl_resp_format(char *buf, size_t cap, int argc, const char *const *argv, const size_t *argvlen);
 
-/* ---- statistics (rl_stats.c) ---- */
+/* ---- statistics (lock/rl_stats.c) ---- */
 void rl_latency_add(rl_latency *l, uint64_t us);
 
 #ifdef __cplusplus

@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 fail=0
 norm() { tr ' ' '\n' | sed '/^$/d' | sort -u; }
 
-core_mk=$(sed -n '/^SRCS *=/{:a;/\\$/{N;ba};s/^SRCS *= *//;s/\\\n//g;p}' redlock_core/Makefile | norm)
+# SRCS as make expands it (it names the folders' lists: $(LOCK_SRCS), ...)
+core_mk=$(make -s -C redlock_core --no-print-directory -f Makefile -f - print-srcs <<<'print-srcs: ; @echo $(SRCS)' 2>/dev/null | norm)
 m4_all=$(grep -oE '\[redlock[^]]*\.c\]' config.m4 | tr -d '[]' | norm)
 core_m4=$(echo "$m4_all" | sed -n 's|^redlock_core/||p' | norm)
 glue_m4=$(echo "$m4_all" | grep -v '^redlock_core/' | norm)

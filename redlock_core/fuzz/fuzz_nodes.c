@@ -4,7 +4,7 @@
  * this target gives every node its own conversation and drives every call
  * of the lock API over the real fan-out (rl_net_fanout, rl_read.c's parser):
  * acquire (one key, lockAll()'s key list, a read lock; fair; with fencing,
- * both phases of rl_fence.c), release, extend (with the repair), is_locked,
+ * both phases of lock/rl_fence.c), release, extend (with the repair), is_locked,
  * is_held, force_release, rl_acquire_permit and rl_find_permit, with and
  * without the restart check (INFO run_id/uptime/aof, the maxttl answers,
  * rl_vote_mask; a second call of the same object makes calm attempts).
@@ -35,7 +35,7 @@
  * valid permit and nothing else goes wrong, the permit is granted (a
  * liveness check: answers the core cannot read); values taken from the
  * nodes' answers: the fence below 2^53 and at most RL_FUZZ_MAX_JUMP above
- * the second highest answer (rl_fence.c's rule: one node must not outweigh
+ * the second highest answer (lock/rl_fence.c's rule: one node must not outweigh
  * the others), the fair ticket one of the counters answered and below 2^53
  * (a Lua number, a ZSET score), the longest TTL of the restart check never
  * above what a client can ask (2^31 - 1 ms) and never learnt from fewer
@@ -74,7 +74,7 @@ static int trace; /* FUZZ_NODES_TRACE: what each call did (trace_call), and whic
 #define MAX_IDENTS 3
 #define MAX_RECS 512
 #define MAX_CLIENTS 64
-/* rl_fence.c's RL_FENCE_MAX_JUMP and RL_FENCE_LIMIT: what one node may be
+/* lock/rl_fence.c's RL_FENCE_MAX_JUMP and RL_FENCE_LIMIT: what one node may be
  * ahead of all the others, and where Lua numbers stop being exact */
 #define RL_FUZZ_MAX_JUMP ((int64_t)1 << 24)
 #define RL_FUZZ_LIMIT ((int64_t)1 << 53)
@@ -830,7 +830,7 @@ static int check_slots(const char *list, size_t len, const char *key, size_t key
 
 /* the fence, taken from one INCR answer per node: below 2^53 and not more
  * than RL_FUZZ_MAX_JUMP above the second highest of the nodes' (each
- * node's highest): rl_fence.c's rule, one node must not outweigh the
+ * node's highest): lock/rl_fence.c's rule, one node must not outweigh the
  * others; own: a value the client brought itself */
 static void check_outweigh(long long v, const long long *per_node, const int *has, long long own)
 {
@@ -984,7 +984,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int other = 0;
             o.fence_key = NULL; /* (a permit without fencing: its own test below) */
             ttl_asked = ttl > ttl_asked ? ttl : ttl_asked;
-            out = rl_acquire_permit(&ctx, "r", 1, limit, weight, ttl, &o, &info, &slots, &slotslen, &other, &call);
+            rl_permit_got got;
+            out = rl_acquire_permit(&ctx, &(rl_permit_req){"r", 1, limit, weight, ttl}, &o, &info, &got, &call);
+            slots = got.slots;
+            slotslen = got.slotslen;
+            other = got.other_limit;
             FAIL_IF(out != RL_ACQUIRED && out != RL_CONFLICT && out != RL_NO_QUORUM && out != RL_SAME_SERVER &&
                     out != RL_LIMIT);
             FAIL_IF(out == RL_LIMIT && other < 1);
@@ -993,7 +997,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case C_FIND: {
             int found = 0;
-            out = rl_find_permit(&ctx, "r", 1, limit, cur_token, cur_token_len, &slots, &slotslen, &found, &call);
+            rl_permit_got got;
+            out = rl_find_permit(&ctx, &(rl_permit_req){.key = "r", .keylen = 1, .limit = limit}, cur_token,
+                                 cur_token_len, &got, &call);
+            slots = got.slots;
+            slotslen = got.slotslen;
+            found = got.found;
             FAIL_IF(out != RL_ACQUIRED && out != RL_LOST && out != RL_NO_QUORUM && out != RL_SAME_SERVER);
             FAIL_IF((out == RL_ACQUIRED) != (slots != NULL) || (out == RL_ACQUIRED && found < 1));
             if (slots) FAIL_IF(check_slots(slots, slotslen, "r", 1, limit, K_FIND, q) != found);

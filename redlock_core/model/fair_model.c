@@ -17,7 +17,7 @@
  *                   all answered); the nodes that did not refuse are released;
  *                   with a quorum of believed integers the ticket T is their
  *                   highest (fair_ticket), else the ticket attempt is made again
- *                   later. Believed as the fence counter's (rl_fence.c
+ *                   later. Believed as the fence counter's (lock/rl_fence.c
  *                   rl_incr_believed): below 2^53, and not one node's answer
  *                   more than 2^24 above every other one's
  *   attempt(T)      the node writes our entry (T), raises its counter to T, and sets
@@ -50,7 +50,7 @@
  *
  * Variants:
  *   quorum-max       T = the highest of a quorum of answers, counters raised to T,
- *                    the entry kept until the leave (rl_lock.c)  -- must never violate
+ *                    the entry kept until the leave (lock/rl_acquire.c)  -- must never violate
  *   no-raise         the same without raising the counters       -- must be caught
  *   minority-ticket  T = the first integer answer (one node's)   -- must be caught
  *   local-ticket     no common ticket: each node gives an entry its own next
@@ -102,7 +102,7 @@ enum { V_QMAX, V_NORAISE, V_MINORITY, V_LOCAL, V_DROP, V_SHORT, NVARIANTS };
 static const char *variant_name[NVARIANTS] = {"quorum-max",  "no-raise",      "minority-ticket", "local-ticket",
                                               "drop-on-set", "outlier-short"};
 static const int variant_broken[NVARIANTS] = {0, 1, 1, 1, 1, 1};
-/* the fence counter's outlier rule (rl_fence.c) */
+/* the fence counter's outlier rule (lock/rl_fence.c) */
 #define LIMIT (1L << 53)
 #define JUMP (1L << 24)
 

@@ -36,7 +36,7 @@
  *   restart            "correct", and an INCR answer counts only from an
  *                      incarnation the client trusts: the first one, or one it
  *                      saw confirm a raise whose phase (1) began after that
- *                      incarnation's grace (rl_fence.c)   -- must never violate
+ *                      incarnation's grace (lock/rl_fence.c)   -- must never violate
  *   restart-naive      "correct" with restarts, every answer counts (the code
  *                      before restart_grace)               -- must be caught
  *   restart-no-raise   an incarnation counts once past its grace, without a

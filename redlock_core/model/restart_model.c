@@ -203,7 +203,7 @@ static int held_by_0(const world *w, int i)
     return h->holding && key_live(w, i) && d->toklen == h->info.token_len && memcmp(d->tok, h->info.token, d->toklen) == 0;
 }
 
-/* ---- the nodes: what the scripts do (rl_lock.c, rl_fence.c) ---- */
+/* ---- the nodes: what the scripts do (lock/rl_acquire.c, rl_release.c, rl_fence.c) ---- */
 
 static void reply_status(rl_reply *r, const char *s)
 {
@@ -377,7 +377,7 @@ static long long num(const rl_cmd *cmd, int k)
     return atoll(b);
 }
 
-/* the command's kind and arguments (the layouts of rl_lock.c and rl_fence.c) */
+/* the command's kind and arguments (the layouts of lock/rl_acquire.c, rl_release.c and rl_fence.c) */
 static int parse(const rl_cmd *cmd, qmsg *m)
 {
     memset(m, 0, sizeof(*m));

@@ -216,8 +216,9 @@ static int core_decides(const world *w, const client *c, int final, int *win, in
     int best, node;
     uint64_t bits[RL_MAX_PERMITS / 64];
     permit_replies(w, c, final, res);
-    if (!rl_permit_decided(&ctx, 0.01, w->lim, w->w, res, w->n, &best, &node)) return 0;
-    *win = best >= quorum(w->n) && node >= 0 && rl_permit_slots(&ctx, w->lim, w->w, res, w->n, node, bits);
+    rl_permit_req req = {.limit = w->lim, .weight = w->w};
+    if (!rl_permit_decided(&ctx, 0.01, &req, res, w->n, &best, &node)) return 0;
+    *win = best >= quorum(w->n) && node >= 0 && rl_permit_slots(&ctx, &req, res, w->n, node, bits);
     *kept = *win ? (int)(bits[0] & ((1u << MAXL) - 1)) : 0;
     return 1;
 }

@@ -1,4 +1,4 @@
-/* lock_tests.c -- the RedLock algorithm (rl_lock.c) over the fake transport and
+/* lock_tests.c -- the RedLock algorithm (lock/) over the fake transport and
  * clock (tests/fake.h): quorum, validity, early decisions, retries and waits,
  * extend, release, isLocked; and key lists (docs/api.md "Several resources")
  * against real nodes (tests/nodes_fixture.h). A suite of build/unit_tests. */

@@ -15,6 +15,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* rl_acquire_permit / rl_find_permit with what they gave into the test's
+ * own variables (its slots, their length, the other limit or the count) */
+static int permit_into(const rl_ctx *c, const rl_permit_req *req, const rl_opts *o, rl_lock_info *info, char **slots,
+                       size_t *slotslen, int *other, rl_call *call)
+{
+    rl_permit_got got;
+    int r = rl_acquire_permit(c, req, o, info, &got, call);
+    *slots = got.slots;
+    *slotslen = got.slotslen;
+    *other = got.other_limit;
+    return r;
+}
+static int permit_find_into(const rl_ctx *c, const rl_permit_req *req, const char *token, size_t token_len,
+                            char **slots, size_t *slotslen, int *found, rl_call *call)
+{
+    rl_permit_got got;
+    int r = rl_find_permit(c, req, token, token_len, &got, call);
+    *slots = got.slots;
+    *slotslen = got.slotslen;
+    *found = got.found;
+    return r;
+}
+
 static fake F; /* large: static, reset by fake_init in each test */
 
 static const rl_opts opts0 = {
@@ -52,8 +75,8 @@ typedef struct permit_try {
 static int permit_acquire(permit_try *p, int limit, int weight)
 {
     memset(p, 0, sizeof(*p)); /* (p->slots freed by the caller) */
-    return rl_acquire_permit(&F.ctx, "s", 1, limit, weight, 10000, &opts0, &p->info, &p->slots, &p->sl, &p->other,
-                             &p->call);
+    return permit_into(&F.ctx, &(rl_permit_req){"s", 1, limit, weight, 10000}, &opts0, &p->info, &p->slots, &p->sl,
+                       &p->other, &p->call);
 }
 
 /* was node i sent the trim after the first try (both are '?' in its log) */
@@ -112,7 +135,8 @@ static void test_permit_hostile_answers(void)
             for (int i = 0; i < 5; i++) permit_str(i, good, gl);
             for (int i = 5 - nbad; i < 5; i++) permit_str(i, h, hl);
             int found = -1;
-            r = rl_find_permit(&F.ctx, "s", 1, 64, "tok0123456789abcdef", 19, &pt.slots, &pt.sl, &found, &pt.call);
+            r = permit_find_into(&F.ctx, &(rl_permit_req){.key = "s", .keylen = 1, .limit = 64}, "tok0123456789abcdef",
+                                 19, &pt.slots, &pt.sl, &found, &pt.call);
             CHECK_OUT(r, nbad == 2 ? RL_ACQUIRED : RL_NO_QUORUM);
             CHECK_EQ(found, nbad == 2 ? 1 : 0);
             free(pt.slots);
@@ -224,7 +248,8 @@ static void test_permit_same_nodes(void)
         if (k) permit_str(2, with2, 1);
         int found = -1;
         pt.slots = NULL;
-        CHECK_OUT(rl_find_permit(&F.ctx, "s", 1, 3, "tok0123456789abcdef", 19, &pt.slots, &pt.sl, &found, &pt.call),
+        CHECK_OUT(permit_find_into(&F.ctx, &(rl_permit_req){.key = "s", .keylen = 1, .limit = 3}, "tok0123456789abcdef",
+                                   19, &pt.slots, &pt.sl, &found, &pt.call),
                   k ? RL_ACQUIRED : RL_LOST);
         CHECK_EQ(found, 2 * k);
         CHECK(k ? pt.slots && pt.sl == sizeof(both) - 1 && memcmp(pt.slots, both, pt.sl) == 0 : !pt.slots);
@@ -328,8 +353,9 @@ static void test_net_permit(void)
     REQUIRE(tnet_open(&t, NNODES) == 0);
     del_slots(base, 8);
     for (int k = 0; k < 3; k++)
-        CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 1, 10000, &o, &p[k], &slots[k], &sl[k], &other, &call),
-                  RL_ACQUIRED);
+        CHECK_OUT(
+            permit_into(&t.ctx, &(rl_permit_req){base, 5, 3, 1, 10000}, &o, &p[k], &slots[k], &sl[k], &other, &call),
+            RL_ACQUIRED);
     CHECK(slots[0] && slots[1] && slots[2] && rl_key_is_list(slots[0], sl[0]));
     CHECK_EQ(echo_all(&t, "sem-sync", call.res), NNODES);
     for (int i = 0; i < NNODES; i++) {
@@ -337,11 +363,12 @@ static void test_net_permit(void)
         for (int k = 0; k < 3; k++) CHECK_EQ(slot_holders(base, 3, p[k].token, i), 1);
     }
     /* the limit is reached: a fourth is a conflict and sets nothing */
-    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 1, 10000, &o, &p[3], &slots[3], &sl[3], &other, &call),
+    CHECK_OUT(permit_into(&t.ctx, &(rl_permit_req){base, 5, 3, 1, 10000}, &o, &p[3], &slots[3], &sl[3], &other, &call),
               RL_CONFLICT);
     CHECK(!slots[3]);
     /* another limit while permits are held: RL_LIMIT naming it */
-    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 5, 1, 10000, &o, &p[3], &slots[3], &sl[3], &other, &call), RL_LIMIT);
+    CHECK_OUT(permit_into(&t.ctx, &(rl_permit_req){base, 5, 5, 1, 10000}, &o, &p[3], &slots[3], &sl[3], &other, &call),
+              RL_LIMIT);
     CHECK_EQ(other, 3);
     /* a permit is released, extended, asked about through its slot list */
     CHECK_OUT(rl_is_held(&t.ctx, slots[1], sl[1], p[1].token, p[1].token_len, &call), RL_YES);
@@ -350,9 +377,9 @@ static void test_net_permit(void)
     CHECK_OUT(rl_is_held(&t.ctx, slots[1], sl[1], p[1].token, p[1].token_len, &call), RL_NO);
     free(slots[1]);
     /* one free: taken in one round trip; weight 2 then finds one free slot: conflict */
-    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 2, 10000, &o, &p[3], &slots[3], &sl[3], &other, &call),
+    CHECK_OUT(permit_into(&t.ctx, &(rl_permit_req){base, 5, 3, 2, 10000}, &o, &p[3], &slots[3], &sl[3], &other, &call),
               RL_CONFLICT);
-    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 1, 10000, &o, &p[1], &slots[1], &sl[1], &other, &call),
+    CHECK_OUT(permit_into(&t.ctx, &(rl_permit_req){base, 5, 3, 1, 10000}, &o, &p[1], &slots[1], &sl[1], &other, &call),
               RL_ACQUIRED);
     CHECK_EQ(p[1].attempts, 1);
     for (int k = 0; k < 3; k++) {
@@ -361,7 +388,7 @@ static void test_net_permit(void)
         slots[k] = NULL;
     }
     /* weight 3 of 3: every slot */
-    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 3, 3, 10000, &o, &p[0], &slots[0], &sl[0], &other, &call),
+    CHECK_OUT(permit_into(&t.ctx, &(rl_permit_req){base, 5, 3, 3, 10000}, &o, &p[0], &slots[0], &sl[0], &other, &call),
               RL_ACQUIRED);
     CHECK_EQ(echo_all(&t, "sem-sync2", call.res), NNODES);
     for (int i = 0; i < NNODES; i++) CHECK_EQ(slot_holders(base, 3, p[0].token, i), 3);
@@ -380,8 +407,9 @@ static void test_net_permit(void)
     set_slot(3, base, 1, "foreign");
     set_slot(4, base, 1, "foreign");
     for (int k = 0; k < 8; k++) {
-        CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 2, 1, 10000, &o, &p[0], &slots[0], &sl[0], &other, &call),
-                  RL_CONFLICT);
+        CHECK_OUT(
+            permit_into(&t.ctx, &(rl_permit_req){base, 5, 2, 1, 10000}, &o, &p[0], &slots[0], &sl[0], &other, &call),
+            RL_CONFLICT);
         CHECK(!slots[0]);
         free(slots[0]);
         slots[0] = NULL;
@@ -398,7 +426,7 @@ static void test_net_permit(void)
         r = admin(3, 0, "DEL %b", "sem:a\0p1", (size_t)8);
         if (r) freeReplyObject(r);
     }
-    CHECK_OUT(rl_acquire_permit(&t.ctx, base, 5, 2, 1, 10000, &o, &p[0], &slots[0], &sl[0], &other, &call),
+    CHECK_OUT(permit_into(&t.ctx, &(rl_permit_req){base, 5, 2, 1, 10000}, &o, &p[0], &slots[0], &sl[0], &other, &call),
               RL_ACQUIRED);
     CHECK(slots[0] && sl[0] == 1 + 2 + 8 && memcmp(slots[0] + 3, "sem:a\0p1", 8) == 0);
     if (!slots[0]) describe("permit", call.res, NNODES);
@@ -441,11 +469,13 @@ static void test_net_permit_hostile(void)
             size_t sl;
             int other = 0, found = 0;
             if (k)
-                CHECK_OUT(rl_find_permit(&t.ctx, "h", 1, 64, "tok0123456789abcdef", 19, &slots, &sl, &found, &call),
+                CHECK_OUT(permit_find_into(&t.ctx, &(rl_permit_req){.key = "h", .keylen = 1, .limit = 64},
+                                           "tok0123456789abcdef", 19, &slots, &sl, &found, &call),
                           RL_NO_QUORUM);
             else
-                CHECK_OUT(rl_acquire_permit(&t.ctx, "h", 1, 64, 1, 10000, &o, &info, &slots, &sl, &other, &call),
-                          RL_NO_QUORUM);
+                CHECK_OUT(
+                    permit_into(&t.ctx, &(rl_permit_req){"h", 1, 64, 1, 10000}, &o, &info, &slots, &sl, &other, &call),
+                    RL_NO_QUORUM);
             CHECK(!slots);
             CHECK_EQ(call.res[0].err, RL_E_PROTO);
             tnet_close(&t);

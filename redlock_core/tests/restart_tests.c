@@ -1,6 +1,6 @@
 /* restart_tests.c -- the restart-safe quorum (docs/api.md "Restarted nodes"): a
- * node's identity from INFO and its clock samples (rl_read.c), the vote
- * (rl_vote_mask, rl_lock.c), and the acquisition with the restart check over
+ * node's identity from INFO and its clock samples (net/rl_read.c), the vote
+ * (rl_vote_mask, lock/rl_restart.c), and the acquisition with the restart check over
  * the fake transport. A suite of build/unit_tests. */
 #define _GNU_SOURCE
 #include "rl_conn_struct.h"

@@ -1,4 +1,4 @@
-/* stats_tests.c -- rl_stats.c: the message of a call without a quorum, the
+/* stats_tests.c -- lock/rl_stats.c: the message of a call without a quorum, the
  * latency histograms, the error names. A suite of build/unit_tests. */
 #define _GNU_SOURCE
 #include "rl_internal.h"

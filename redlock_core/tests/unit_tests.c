@@ -3,11 +3,11 @@
  * (tests/unit_tests.h), over the fake transport and clock (tests/fake.h) or
  * against real redis-server processes started (and stopped, by pid) here
  * (tests/nodes_fixture.c):
- *   lock_tests.c     rl_lock.c: the algorithm; key lists on real nodes
+ *   lock_tests.c     lock/: the algorithm; key lists on real nodes
  *   restart_tests.c  the restart-safe quorum (rl_vote_mask, INFO, clock steps)
  *   permit_tests.c   semaphores' permits, fake and real nodes
  *   uri_tests.c      rl_uri.c: URIs, a node's settings and secrets
- *   stats_tests.c    rl_stats.c: the no-quorum message, histograms, error names
+ *   stats_tests.c    lock/rl_stats.c: the no-quorum message, histograms, error names
  *   resp_tests.c     rl_resp.c's encoding, the reply reader's fast path
  *   sys_tests.c      rl_sys.c: tokens, the clock, the fork generation
  *   scripts_tests.c  lock/rl_scripts_gen.c: every script's SHA1, pinned

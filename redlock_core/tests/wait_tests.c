@@ -498,7 +498,7 @@ static void test_scripts_publish_on_the_channel(void)
 
 /* A fair waiter's first attempt answers the nodes' queue counters; the key
  * stays held. One node's counter far above the others' (2^53 and more, or
- * more than 2^24 above every other answer: the fence's rule, rl_fence.c) is
+ * more than 2^24 above every other answer: the fence's rule, lock/rl_fence.c) is
  * not believed: the ticket is the highest of a quorum of the others, which
  * the fan-out waits for, and the wait ends in a conflict, not a failure. */
 static long long g_ints[RL_MAX_NODES];

@@ -20,7 +20,7 @@
 -- ARGV[7]  (fair waiting, acq_fair_cmd) the waiter's queue id (RL_FAIR_ID_LEN hex)
 -- ARGV[8]  (fair) its ticket, "0" until a quorum answered its first failed attempt
 -- ARGV[9]  (fair) how long its queue entry lasts (ms: the TTL)
--- Built by acq_commands, acq_subscribe, writer_cmd and acq_fair_cmd (rl_lock.c), which
+-- Built by acq_commands, acq_subscribe, writer_cmd and acq_fair_cmd (lock/rl_acquire.c), which
 -- leave trailing arguments out where they are not needed (the calm attempt: ARGV[5], and
 -- ARGV[4] without a nonce); repair (rl_extend) sends it for a key list. A key list takes
 -- acquire_all.lua or acquire_shared.lua instead (list_script).

@@ -7,7 +7,7 @@
 -- ARGV[1..4] as acquire.lua's: the token, the TTL in ms, the waiter's shard name ("" none),
 --          the nonce ("" none)
 -- ARGV[5]  (optional) the maxttl key (as acquire.lua's); absent without the restart checks
--- The same commands as acquire.lua's (acq_commands, acq_subscribe, repair in rl_lock.c):
+-- The same commands as acquire.lua's (acq_commands, acq_subscribe in lock/rl_acquire.c, repair in lock/rl_release.c):
 -- list_script sends this one for a key list.
 -- Answers OK when it set every key (none existed, none had a fair queue with entries), nil
 -- when it set none; with ARGV[5] {r, m, a}.

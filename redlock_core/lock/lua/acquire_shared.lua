@@ -9,7 +9,7 @@
 -- ARGV[3]  the waiter's shard name, "" none (as acquire.lua's)
 -- ARGV[4]  the attempt's nonce, with KEYS[2]; "" none
 -- ARGV[5]  the maxttl key, "" (or absent) none (as acquire.lua's)
--- The same commands as acquire.lua's (rl_lock.c): list_script sends this one for a read
+-- The same commands as acquire.lua's (lock/rl_acquire.c): list_script (lock/rl_cmd.c) sends this one for a read
 -- lock. Answers OK when we read every key, nil when none was taken; with ARGV[5] {r, m, a}.
 --
 -- On each node, a key k held by readers has the value "\0s" (no token has a NUL) and its

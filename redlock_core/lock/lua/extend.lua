@@ -5,7 +5,7 @@
 -- ARGV[2]  the new TTL in ms
 -- ARGV[3]  (optional) the maxttl key, when the restart checks are on (docs/api.md
 --          "Restarted nodes"; see maxttl in fragments.lua)
--- Sent by rl_extend (rl_lock.c; the watchdog's extensions too); a key list takes
+-- Sent by rl_extend (lock/rl_release.c; the watchdog's extensions too); a key list takes
 -- extend_all.lua or extend_shared.lua instead (list_script). Answers 1 extended, 0 not
 -- (another owner's key, or none); with ARGV[3] {r, m, a}: r 1 extended, 0 another
 -- owner's key, -1 no key (a restarted node: repairable), m and a the maxttl key's.

@@ -3,7 +3,7 @@
 --
 -- KEYS[1]  the key list (rl.h rl_key_is_list), or a permit's slots: r "\0p" i each
 -- ARGV[1..3] as extend.lua's: the token, the new TTL in ms, (optional) the maxttl key
--- Sent for a key list where extend.lua would be (list_script, rl_lock.c).
+-- Sent for a key list where extend.lua would be (list_script, lock/rl_cmd.c).
 -- Answers 1 every key ours (each extended), -1 no key at all (a restarted node:
 -- repairable), 0 else (ours extended all the same); with ARGV[3] {r, m, a}. A permit's
 -- slot also keeps the semaphore's stored limit (r "\0pL") alive at least as long.

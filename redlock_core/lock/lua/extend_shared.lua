@@ -2,7 +2,7 @@
 --
 -- KEYS[1]  the read lock's key list (first entry empty, rl_key_is_shared)
 -- ARGV[1..3] as extend.lua's: the token, the new TTL in ms, (optional) the maxttl key
--- Sent for a read lock where extend.lua would be (list_script, rl_lock.c).
+-- Sent for a read lock where extend.lua would be (list_script, lock/rl_cmd.c).
 -- Answers 1 every key read by us (each entry extended), -1 no key at all (a restarted
 -- node: repairable), 0 else (ours extended all the same); with ARGV[3] {r, m, a}.
 if redis.replicate_commands then redis.replicate_commands() end

@@ -6,7 +6,7 @@
 -- KEYS[1]  the lock's key (prefix . resource); its queue is KEYS[1] "\0q"
 -- ARGV[1]  the waiter's queue id (RL_FAIR_ID_LEN hex, acquire.lua's ARGV[7])
 -- ARGV[2]  an id as a release's (release.lua's ARGV[2]), for the message to the next
--- Sent by acq_fair_leave (rl_lock.c) at the end of a queued wait, not waited for.
+-- Sent by acq_fair_leave (lock/rl_acquire.c) at the end of a queued wait, not waited for.
 -- Answers 1. When the waiter was the queue's first and the key is free, the next waiter
 -- is told, as a release would tell it.
 local fk = KEYS[1]

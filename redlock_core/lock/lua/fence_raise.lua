@@ -3,7 +3,7 @@
 --
 -- KEYS[1]  the fence counter's key (the fence_key option)
 -- ARGV[1]  M: the largest of a quorum's INCR answers in phase 1 (decimal)
--- Sent by rl_fence_phases (rl_fence.c). Answers the counter as it is afterwards (>= M
+-- Sent by rl_fence_phases (lock/rl_fence.c). Answers the counter as it is afterwards (>= M
 -- means "confirmed"). SET keeps the key without expiry: the counter must never expire.
 -- Lua numbers are doubles, exact below 2^53: beyond that the node refuses (an error
 -- reply, a node failure) rather than confirm a fence it cannot compare.

@@ -2,7 +2,7 @@
 --
 -- KEYS[1]  the key list (rl.h rl_key_is_list)
 -- ARGV[1]  the token
--- Sent by ask_nodes (rl_lock.c) for a key list. Answers our token (as GET would) when
+-- Sent by ask_nodes (lock/rl_release.c) for a key list. Answers our token (as GET would) when
 -- every key holds it, else nil.
 --@ split
 for i = 1, #ks do

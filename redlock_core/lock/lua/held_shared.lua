@@ -2,7 +2,7 @@
 --
 -- KEYS[1]  the read lock's key list (first entry empty, rl_key_is_shared)
 -- ARGV[1]  the token
--- Sent by ask_nodes (rl_lock.c) for a read lock. Answers our token when we read every
+-- Sent by ask_nodes (lock/rl_release.c) for a read lock. Answers our token when we read every
 -- key (our entry not expired), else nil.
 --@ split_s
 --@ now

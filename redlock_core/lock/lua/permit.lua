@@ -8,7 +8,7 @@
 -- ARGV[4]  the weight w: how many slots the permit takes (1..L)
 -- ARGV[5]  the start, drawn by the client (0..L-1)
 -- ARGV[6]  (optional) the maxttl key (as acquire.lua's)
--- Sent by rl_acquire_permit (rl_lock.c); its cleanup is permit_trim.lua, its release and
+-- Sent by rl_acquire_permit (lock/rl_permit.c); its cleanup is permit_trim.lua, its release and
 -- extend release_all.lua and extend_all.lua over the slots' key list.
 -- Answers the slots it set as a bitmap (bitmap in fragments.lua: at most 128 bytes
 -- whatever the slots, so it fits rl_reply.str), nil when fewer than w are free (it sets

@@ -4,7 +4,7 @@
 -- KEYS[1]  the slots' prefix sp: the semaphore's key r "\0p"
 -- ARGV[1]  the token
 -- ARGV[2]  the limit (the client's: 1..1024)
--- Sent by rl_find_permit (rl_lock.c). Answers those slots below the limit as permit.lua's
+-- Sent by rl_find_permit (lock/rl_permit.c). Answers those slots below the limit as permit.lua's
 -- bitmap; nil none.
 local lim = tonumber(ARGV[2])
 local got = {}

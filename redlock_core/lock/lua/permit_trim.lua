@@ -4,7 +4,7 @@
 -- KEYS[1]  the slots' prefix sp: the semaphore's key r "\0p"
 -- ARGV[1]  the token
 -- ARGV[2]  the slots kept, as ranges ("a-b,c"; "" none)
--- Sent by permit_trim (rl_lock.c), queued behind the attempt on the same connection, so
+-- Sent by permit_trim (lock/rl_permit.c), queued behind the attempt on the same connection, so
 -- it always finds what the attempt set; a command of the same size whatever the limit.
 -- Answers how many slots it deleted: those the attempt set there, which permit.lua
 -- remembered in sp "T" token, but for the kept ones.

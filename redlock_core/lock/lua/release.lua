@@ -2,7 +2,7 @@
 -- tells the waiters; and, with KEYS[2], the cleanup of one failed attempt.
 --
 -- KEYS[1]  the lock's key (prefix . resource)
--- KEYS[2]  (optional) the attempt's nonce key: KEYS[1] "\0a" (acq_commands, rl_lock.c,
+-- KEYS[2]  (optional) the attempt's nonce key: KEYS[1] "\0a" (acq_commands, lock/rl_acquire.c,
 --          for a caller-chosen token only): makes this the cleanup of one failed attempt
 -- ARGV[1]  the token
 -- ARGV[2]  the release's id (RL_RELEASE_ID_LEN hex, random per release, the same on every
@@ -10,9 +10,9 @@
 -- ARGV[3]  with KEYS[2]: the attempt's nonce; "" for a fair attempt's cleanup without one
 -- ARGV[4]  (optional) a fair attempt's cleanup: the waiter's queue id (acq_fair_cmd), see
 --          fair_wake in fragments.lua
--- Sent by rl_release (release_cmd; a connection that could not send it owes it and sends
--- it later) and as a failed attempt's cleanup (acq_commands, acq_fair_cmd), all in
--- rl_lock.c; a key list takes release_all.lua or release_shared.lua instead (list_script).
+-- Sent by rl_release (lock/rl_release.c, rl_release_cmd; a connection that could not send it
+-- owes it and sends it later) and as a failed attempt's cleanup (acq_commands, acq_fair_cmd in
+-- lock/rl_acquire.c); a key list takes release_all.lua or release_shared.lua instead (list_script).
 -- Answers 1 when it deleted our key (or gave a promoted read lock back), 0 else.
 --
 -- A release tells the waiters (docs/api.md "Waiting", rl.h RL_WAKE_*): only when the key's

@@ -6,7 +6,7 @@
 -- KEYS[2]  (optional) the attempt's nonce key: the list's first key "\0a"
 -- ARGV[1..3] as release.lua's: the token, the release's id, the attempt's nonce (with
 --          KEYS[2])
--- Sent for a key list where release.lua would be (list_script, rl_lock.c).
+-- Sent for a key list where release.lua would be (list_script, lock/rl_cmd.c).
 -- Answers 1 when the node held every key, 0 else; each key of ours is deleted all the
 -- same, and its waiters told (tell in fragments.lua). A permit's slot also takes the
 -- permit's record (r "\0pT" token, see permit.lua) with it, and tells the semaphore's

@@ -5,7 +5,7 @@
 -- KEYS[2]  (optional) the attempt's nonce key: the first key "\0a"
 -- ARGV[1..3] as release.lua's: the token, the release's id, the attempt's nonce (with
 --          KEYS[2])
--- Sent for a read lock where release.lua would be (list_script, rl_lock.c).
+-- Sent for a read lock where release.lua would be (list_script, lock/rl_cmd.c).
 -- Answers 1 when we read every key, 0 else. Each of ours leaves; a key whose last reader
 -- left is deleted and its waiters told (tell in fragments.lua). The cleanup acts only
 -- where its attempt added us, and a demotion it made (k "\0c", see acquire_shared.lua) is

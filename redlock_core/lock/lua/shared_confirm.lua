@@ -3,7 +3,7 @@
 --
 -- KEYS[1]  the read lock's key list (first entry empty, rl_key_is_shared)
 -- ARGV[1]  the attempt's nonce
--- Sent by rl_acquire (rl_lock.c) after the win, not waited for. Answers 1.
+-- Sent by rl_acquire (lock/rl_acquire.c) after the win, not waited for. Answers 1.
 --@ split_s
 for _, k in ipairs(ks) do
     local d = redis.call("get",k .. "\0c")

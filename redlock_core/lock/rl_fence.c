@@ -76,7 +76,7 @@ static int incr_outlier(const rl_result *res, int n)
 }
 
 /* The same rule for any counter the client takes the largest of (a fair
- * queue's tickets, rl_lock.c fair_ticket): the answers believed (an INCR
+ * queue's tickets, rl_acquire.c fair_ticket): the answers believed (an INCR
  * answer below 2^53, not the outlier) and in *top their largest (0 none) */
 int rl_incr_believed(const rl_result *res, int n, int64_t *top)
 {
