@@ -53,12 +53,14 @@ if test "$PHP_REDLOCK" != "no"; then
   fi
 
   PHP_NEW_EXTENSION([redlock],
-    [redlock.c redlock_options.c redlock_pool.c redlock_nodes.c redlock_class.c redlock_acquire.c redlock_keys.c redlock_lock.c redlock_watch.c redlock_metrics.c redlock_metrics_table.c redlock_metrics_text.c redlock_core/rl_sys.c redlock_core/rl_resp.c redlock_core/rl_uri.c redlock_core/rl_conn.c redlock_core/rl_fanout.c redlock_core/rl_io.c redlock_core/rl_tls.c redlock_core/rl_wait.c redlock_core/lock/rl_keys.c redlock_core/lock/rl_quorum.c redlock_core/lock/rl_restart.c redlock_core/lock/rl_cmd.c redlock_core/lock/rl_retry.c redlock_core/lock/rl_acquire.c redlock_core/lock/rl_permit.c redlock_core/lock/rl_release.c redlock_core/lock/rl_fence.c redlock_core/lock/rl_stats.c redlock_core/lock/rl_watchdog.c redlock_core/lock/rl_scripts_gen.c],
+    [redlock.c redlock_options.c redlock_pool.c redlock_nodes.c redlock_class.c redlock_acquire.c redlock_keys.c redlock_lock.c redlock_watch.c redlock_metrics.c redlock_metrics_table.c redlock_metrics_text.c redlock_core/rl_sys.c redlock_core/net/rl_resp.c redlock_core/net/rl_uri.c redlock_core/net/rl_conn.c redlock_core/net/rl_dial.c redlock_core/net/rl_read.c redlock_core/net/rl_node.c redlock_core/net/rl_sub.c redlock_core/net/rl_fanout.c redlock_core/net/rl_io.c redlock_core/net/rl_tls.c redlock_core/net/rl_wait.c redlock_core/lock/rl_keys.c redlock_core/lock/rl_quorum.c redlock_core/lock/rl_restart.c redlock_core/lock/rl_cmd.c redlock_core/lock/rl_retry.c redlock_core/lock/rl_acquire.c redlock_core/lock/rl_permit.c redlock_core/lock/rl_release.c redlock_core/lock/rl_fence.c redlock_core/lock/rl_stats.c redlock_core/lock/rl_watchdog.c redlock_core/lock/rl_scripts_gen.c],
     [$ext_shared], [], [-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -DZEND_ENABLE_STATIC_TSRMLS_CACHE=1 $REDLOCK_TLS_CFLAGS])
   PHP_ADD_BUILD_DIR([$ext_builddir/redlock_core])
   PHP_ADD_BUILD_DIR([$ext_builddir/redlock_core/lock])
+  PHP_ADD_BUILD_DIR([$ext_builddir/redlock_core/net])
   dnl the core's folders include each other's headers by name (redlock_core/Makefile INC)
   PHP_ADD_INCLUDE([$ext_srcdir/redlock_core])
+  PHP_ADD_INCLUDE([$ext_srcdir/redlock_core/net])
   PHP_ADD_INCLUDE([$ext_srcdir/redlock_core/lock])
   PHP_SUBST([REDLOCK_SHARED_LIBADD])
 fi

@@ -177,7 +177,7 @@ void php_redlock_metrics_info(void); /* phpinfo() rows (redlock_metrics_text.c) 
  *          SECRET          a string, or null or "" for none
  *          INT, BOOL
  *          TLS             a bool, or an array of TLS settings (REDLOCK_TLS_SETTINGS) that turns TLS on
- *   limit  the rl_node_check() field whose limits apply (redlock_core/rl_uri.c) */
+ *   limit  the rl_node_check() field whose limits apply (redlock_core/net/rl_uri.c) */
 #define REDLOCK_NODE_KEYS(X)                                                 \
     X(host,            STRING,         host,               RL_FIELD_HOST)    \
     X(port,            INT,            port,               RL_FIELD_PORT)    \

@@ -169,7 +169,7 @@ int rl_node_confs_find_same_server(const rl_node_conf *confs, int n, int *first,
 #define RL_DEFAULT_PORT 6379
 #define RL_TIMEOUT_MAX_MS 60000 /* connect and round-trip timeouts: 1 ms ... 1 min */
 /* far above any real user name, password or access token used as one (a few
- * KB), far below what a connection's output buffer takes (rl_conn.h OBUF_MAX:
+ * KB), far below what a connection's output buffer takes (net/rl_net_internal.h OBUF_MAX:
  * a 20 MB password failed every connect with "out of memory") */
 #define RL_USER_MAX 4096
 #define RL_PASSWORD_MAX 65536

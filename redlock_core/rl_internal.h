@@ -64,7 +64,7 @@ int64_t rl_fence_m(rl_result *res, int n);
 int rl_incr_believed(const rl_result *res, int n, int64_t *top);
 
 /* The one hash of the core (FNV-1a, 64 bit): the channel hashes of a waiter
- * (rl_wait.c) and of a pushed message (rl_conn.c) must agree, or waiting
+ * (rl_wait.c) and of a pushed message (rl_read.c) must agree, or waiting
  * silently falls back to its timer. rl_hash(RL_HASH_INIT, ...) hashes bytes;
  * its result can be fed again to hash what follows. */
 #define RL_HASH_INIT 1469598103934665603ull
@@ -101,7 +101,7 @@ void rlc_wipe(void *p, size_t n);
 /* a copy byte by byte through volatile pointers: never in the SIMD registers */
 void rlc_copy_secret(char *dst, const char *src, size_t n);
 
-/* ---- connections (rl_conn.c): for tests ---- */
+/* ---- connections (net/rl_conn.c, rl_read.c): for tests ---- */
 
 /* how long the node is skipped after failed connects */
 uint64_t rl_conn_down_until_us(const rl_conn *conn);

@@ -21,6 +21,7 @@
  * fast path for simple replies (rlc_take_simple, as node_read_ex uses it)
  * agrees with hiredis on every stream (tests/reply_diff.h). */
 #include "rl_conn_struct.h"
+#include "rl_conn_test.h"
 #include "tests/reply_diff.h"
 
 #include <stdint.h>

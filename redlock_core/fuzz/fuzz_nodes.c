@@ -2,7 +2,7 @@
  *
  * fuzz_reply serves every node the same raw bytes and drives four calls;
  * this target gives every node its own conversation and drives every call
- * of the lock API over the real fan-out (rl_net_fanout, rl_conn.c's parser):
+ * of the lock API over the real fan-out (rl_net_fanout, rl_read.c's parser):
  * acquire (one key, lockAll()'s key list, a read lock; fair; with fencing,
  * both phases of lock/rl_fence.c), release, extend (with the repair), is_locked,
  * is_held, force_release, rl_acquire_permit and rl_find_permit, with and

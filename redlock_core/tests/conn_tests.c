@@ -1,10 +1,11 @@
-/* conn_tests.c -- a connection to one node (rl_conn.c) against real
+/* conn_tests.c -- a connection to one node (net/: rl_conn.c, rl_dial.c, rl_read.c, rl_node.c) against real
  * redis-server processes (tests/nodes_fixture.h): reconnect, back-off, AUTH
  * and SELECT, unix sockets, fork(), timeouts, reply sizes, NOSCRIPT and the
  * scripts sent again, a node answering twice, the replay state of a
  * connection given up as unreachable. A suite of build/unit_tests. */
 #define _GNU_SOURCE
 #include "rl_conn_struct.h"
+#include "rl_conn_test.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/nodes_fixture.h"

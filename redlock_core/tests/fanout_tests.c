@@ -5,6 +5,7 @@
  * no release is ever lost); the same server twice. A suite of build/unit_tests. */
 #define _GNU_SOURCE
 #include "rl_conn_struct.h"
+#include "rl_conn_test.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/nodes_fixture.h"

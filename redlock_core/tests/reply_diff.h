@@ -1,9 +1,9 @@
 /* tests/reply_diff.h -- the fan-out's reply fast path (rlc_take_simple) against
- * hiredis alone, on one byte stream: node_read_ex takes simple replies from
+ * hiredis alone, on one byte stream: node_read_ex (rl_read.c) takes simple replies from
  * the front of each read and feeds the rest to hiredis; that must give the
  * same replies, in the same order, as hiredis given everything. Used by
  * tests/resp_tests.c (fixed and seeded random streams) and fuzz/fuzz_feed.c.
- * Needs rl_conn_struct.h. */
+ * Needs rl_conn_struct.h and rl_conn_test.h. */
 #ifndef RL_TESTS_REPLY_DIFF_H
 #define RL_TESTS_REPLY_DIFF_H
 

@@ -1,8 +1,9 @@
 /* resp_tests.c -- RESP: a command's encoding (rl_resp.c), and the reply
  * reader's fast path for +status and :integer replies against hiredis's
- * parser (rl_conn.c, tests/reply_diff.h). A suite of build/unit_tests. */
+ * parser (rl_read.c, tests/reply_diff.h). A suite of build/unit_tests. */
 #define _GNU_SOURCE
 #include "rl_conn_struct.h"
+#include "rl_conn_test.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/reply_diff.h"

@@ -1,9 +1,10 @@
 /* restart_tests.c -- the restart-safe quorum (docs/api.md "Restarted nodes"): a
- * node's identity from INFO and its clock samples (rl_conn.c), the vote
+ * node's identity from INFO and its clock samples (net/rl_read.c), the vote
  * (rl_vote_mask, lock/rl_restart.c), and the acquisition with the restart check over
  * the fake transport. A suite of build/unit_tests. */
 #define _GNU_SOURCE
 #include "rl_conn_struct.h"
+#include "rl_conn_test.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/fake.h"

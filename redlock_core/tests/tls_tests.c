@@ -3,6 +3,7 @@
  * A suite of build/unit_tests; empty in a build without TLS (make TLS=0). */
 #define _GNU_SOURCE
 #include "rl_conn_struct.h"
+#include "rl_conn_test.h"
 #include "rl_internal.h"
 #include "tests/check.h"
 #include "tests/nodes_fixture.h"

@@ -11,7 +11,7 @@
  *   resp_tests.c     rl_resp.c's encoding, the reply reader's fast path
  *   sys_tests.c      rl_sys.c: tokens, the clock, the fork generation
  *   scripts_tests.c  lock/rl_scripts_gen.c: every script's SHA1, pinned
- *   conn_tests.c     rl_conn.c: one node's connection, on real nodes
+ *   conn_tests.c     net/rl_conn.c, rl_dial.c, rl_read.c, rl_node.c: one node's connection, on real nodes
  *   fanout_tests.c   rl_fanout.c: the fan-out over real nodes, stalls, faults
  *   subs_tests.c     rl_wait.c: subscriber connections, wake on release
  *   tls_tests.c      rl_tls.c: TLS nodes

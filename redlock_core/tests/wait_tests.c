@@ -6,6 +6,7 @@
  * Prints PASS/FAIL per test and ends with "N passed, N failed". */
 #define _GNU_SOURCE
 #include "rl_conn_struct.h"
+#include "rl_conn_test.h"
 #include "tests/check.h"
 #include "tests/fake.h"
 

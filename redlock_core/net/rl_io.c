@@ -1,5 +1,5 @@
 /* rl_io.c -- the plain I/O table: TCP or a unix socket, no session layer. */
-#include "rl_conn.h"
+#include "rl_net_internal.h"
 
 #include <errno.h>
 #include <sys/socket.h>

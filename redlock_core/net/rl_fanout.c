@@ -1,8 +1,8 @@
 /* rl_fanout.c -- one command written to every node, one poll() loop; the decision at quorum,
  * settling, the drain at request end. Per-call state lives here (rl_fan), not in the
  * connections; what a node does (send, read, every reply's meaning, timeouts, stalls, probes)
- * is rl_conn.c's (rlc_send, rlc_serve, rlc_timeout, rlc_stalled_step). */
-#include "rl_conn.h"
+ * is rl_node.c's (rlc_send, rlc_serve, rlc_timeout, rlc_stalled_step) and rl_read.c's. */
+#include "rl_net_internal.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-/* rl_resp.c -- RESP encoding of a command (the replies are parsed by hiredis's reader in rl_conn.c). */
+/* rl_resp.c -- RESP encoding of a command (the replies are parsed by hiredis's reader in rl_read.c). */
 #include "rl_internal.h"
 
 #include <string.h>

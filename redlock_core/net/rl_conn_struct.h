@@ -1,11 +1,14 @@
-/* rl_conn_struct.h -- struct rl_conn, for rl_conn.c alone (and the white-box
- * tests and fuzzers that check its state: redlock_core/tests, fuzz). Every
- * other file reaches a connection through rl_conn.h's API; scripts/check-sources.sh
- * fails when another source includes this header. */
+/* rl_conn_struct.h -- struct rl_conn, for the files of net/ that are the
+ * connection (rl_conn.c, rl_dial.c, rl_read.c, rl_node.c, rl_sub.c) and the
+ * white-box tests and fuzzers that check its state (redlock_core/tests, fuzz).
+ * Every other file reaches a connection through an API: rl_net_internal.h
+ * within net/ (rl_fanout.c, rl_wait.c, the I/O tables), rl_conn.h and rl.h
+ * outside it; scripts/check-sources.sh fails when a source outside net/ (and
+ * the tests) includes this header. */
 #ifndef RL_CONN_STRUCT_H
 #define RL_CONN_STRUCT_H
 
-#include "rl_conn.h"
+#include "rl_net_internal.h"
 
 struct rl_conn {
     rl_node_conf conf;
@@ -100,5 +103,8 @@ struct rl_conn {
     rl_push_decode_fn push_decode; /* decodes push's elements as they are parsed (rl_wait.c's) */
     void *push_ud;
 };
+
+/* the TCP connect or the session handshake is not done (rlc_connecting) */
+static inline int connecting(const rl_conn *c) { return c->state == ST_CONNECTING || c->state == ST_HANDSHAKE; }
 
 #endif

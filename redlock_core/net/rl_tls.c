@@ -1,7 +1,7 @@
 /* rl_tls.c -- the OpenSSL I/O table: a non-blocking TLS session over the connection's socket,
  * its handshake driven by the fan-out's poll() (WANT_READ/WANT_WRITE), like hiredis' ssl.c.
  * Its state is the connection's rl_sess; it never sees struct rl_conn. */
-#include "rl_conn.h"
+#include "rl_net_internal.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,18 +1,17 @@
-/* rl_conn.h -- a connection's API (rl_conn.c: its lifecycle and its part of
- * a fan-out), one fan-out call's state (rl_fan: rl_fanout.c's loop), and the
- * session layer's state and I/O table (rl_io.c, rl_tls.c). struct rl_conn
- * itself is rl_conn.c's (rl_conn_struct.h). Core-internal. */
-#ifndef RL_CONN_H
-#define RL_CONN_H
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include "rl_internal.h"
+/* rl_net_internal.h -- net/'s own API, for its files alone: a connection's
+ * states and the kinds of reply it awaits (its state machine, in the head
+ * comments), its limits, the session layer's state and I/O table (rl_io.c,
+ * rl_tls.c), one fan-out call's state (rl_fan: rl_fanout.c's loop) and the
+ * calls net/'s files make of each other: rl_conn.c (lifecycle, buffers,
+ * queue), rl_dial.c (dialing, failures), rl_read.c (reading), rl_node.c (the
+ * per-node steps of a call), rl_sub.c (subscriber connections). What the
+ * core outside net/ calls is rl_conn.h's; struct rl_conn is
+ * rl_conn_struct.h's. */
+#ifndef RL_NET_INTERNAL_H
+#define RL_NET_INTERNAL_H
+#include "rl_conn.h"
 
 #include <hiredis/hiredis.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/types.h>
 
 /* The connection's states. TCP connect, then the session layer's handshake
  * (TLS), then ready; connect_timeout covers both:
@@ -30,7 +29,7 @@
 enum { ST_CLOSED = 0, ST_CONNECTING, ST_HANDSHAKE, ST_READY };
 
 /* What the next reply on a connection answers, in pipeline order (the queue
- * c->q; on_reply in rl_conn.c, the one place a reply is interpreted, acts on
+ * c->q; on_reply in rl_read.c, the one place a reply is interpreted, acts on
  * each kind):
  *   EXP_SKIP            dropped: its call is over and nothing depends on it
  *                       (a timed-out command's reply, a replayed release)
@@ -85,7 +84,6 @@ typedef struct rl_push {
  * (s NULL: not a string); given with the hook to rlc_sub_send. rl_wait.c's:
  * rl_wait_push_element. */
 typedef void (*rl_push_decode_fn)(rl_push *p, int idx, const char *s, size_t len);
-void rl_wait_push_element(rl_push *p, int idx, const char *s, size_t len);
 
 /* Why a connection is never closed by us while it has work in flight:
  * Redis keeps executing what it already received. A SET sitting in a stalled
@@ -185,97 +183,8 @@ extern const rl_io rl_io_plain;
 extern const rl_io rl_io_tls;
 #endif
 
-/* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
-/* a SET of tag in flight here with no release behind it yet */
-/* a release of tag goes behind every such SET from now on */
-void rlc_owed_del(rl_conn *c, uint64_t tag);
-int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now);
-int rlc_q_pop(rl_conn *c, qent *out);
-/* the reply to our command is no longer awaited; late: the call decided
- * without it (still counted in the stats when it comes), else it timed out or
- * is not wanted. cmd: the command, kept if a NOSCRIPT must send it again
- * (NULL: dropped whatever it says); enc, enclen: its RESP when already encoded
- * (NULL: encoded again if kept) */
-void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, const char *enc, size_t enclen, int late);
-void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64_t now);
-int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
-int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
-                   unsigned char op, uint64_t tag, uint64_t now);
-/* the same with the command's RESP already encoded (enc, len bytes) */
-int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, unsigned char op, uint64_t tag,
-                   uint64_t now);
-size_t rlc_out_limit(const rl_conn *c);
-void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
-void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down);
-void rlc_fail_down(rl_conn *c, rl_result *r);
-int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
-int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);
-/* conf's address: a socket path, an IP address, or (dns) a name through
- * getaddrinfo(), which blocks; 0, or -1 with why */
-int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
-                     size_t whylen);
-int rlc_stalled(const rl_conn *c, uint64_t now);
-
-/* ---- subscriber connections (rl_wait.c's use) ---- */
-/* SUBSCRIBE or UNSUBSCRIBE (argv: argc words, a channel each after the first) on subscriber connection c,
- * opening it first when closed (on only, and never during its back-off);
- * an inherited one (fork) is closed first, a connect begun by a wait that
- * did not need it gets a fresh deadline. Its pushes and confirmations go to
- * hook(ud, c). 0 when written or queued; -1 with the connection closed (no
- * room, the server ended it: never counted as subscribed) or never opened. */
-int rlc_sub_send(rl_conn *c, int on, int argc, const char *const *argv, const size_t *lens, uint64_t now,
-                 void (*hook)(void *ud, rl_conn *c), rl_push_decode_fn decode, void *ud);
-/* the pub/sub array just read (for the hook) */
-const rl_push *rlc_push(const rl_conn *c);
-/* open, and this process's (not inherited across fork) */
-int rlc_live(const rl_conn *c);
-/* closed and in back-off: when it may be tried again; else 0 */
-uint64_t rlc_retry_at(const rl_conn *c);
-/* an idle connection kept from an earlier request: closed if the server closed it */
-void rlc_check_idle(rl_conn *c);
-/* ud's hook removed from c, if it is the one set */
-void rlc_unhook(rl_conn *c, void *ud);
-
-/* What a connection hands over to another one of the same node made in
- * another thread (the watchdog's): the address it resolved, so that the
- * other never looks the name up, and the run_id of the server it last knew,
- * so that the other tells a restart since from a node never seen. */
-typedef struct rl_conn_handoff {
-    struct sockaddr_storage addr;
-    socklen_t addrlen; /* 0: none */
-    char run_id[41];   /* "": none */
-} rl_conn_handoff;
-/* from c into h (in c's thread); h's address is left as it was when c has none */
-void rlc_handoff_get(const rl_conn *c, rl_conn_handoff *h);
-/* what c lacks, from h: an address when it has none, a run_id when it knew none */
-void rlc_handoff_take(rl_conn *c, const rl_conn_handoff *h);
-/* the newer of two handoffs into into: h's run_id when it has one, its address when into has none */
-void rlc_handoff_merge(rl_conn_handoff *into, const rl_conn_handoff *h);
-/* a connection of the watchdog's thread: it never looks a name up, and its
- * conf is read by other threads under the watchdog's lock */
-void rlc_mark_watchdog(rl_conn *c);
-/* a stalled connection whose peer's kernel has stopped ACKing what we sent
- * (a silent partition, a dead host): our kernel retransmits, with a gap that
- * doubles. TCP_INFO; 0 for unix sockets and subscriber connections */
-int rlc_unreachable(const rl_conn *c);
-/* Give the connection up: closed with a reset (SO_LINGER 0: the kernel drops
- * what it still holds and never sends it), the releases it owes kept (owe)
- * for the connection that replaces it, behind a PING gate. See HACKING.md
- * "Partitions" for why nothing it held can overtake them. */
-void rlc_abandon(rl_conn *c, uint64_t now);
-/* a release owed while no connection is open: kept in owe for the next one */
-int rlc_owe_add(rl_conn *c, const rl_cmd *cmd);
-/* how long one connect attempt of a probing node may take (ms) */
-int rlc_probe_ms(const rl_conn *c);
-/* connecting: the TCP connect or the session handshake is not done */
-int rlc_connecting(const rl_conn *c);
-/* what poll must wait for on an open connection */
-short rlc_events(const rl_conn *c);
-/* The reply parser, fed with bytes: a pure function of what the node sent.
- * rlc_feed appends bytes; rlc_next_reply parses one reply into c->slot:
- * 1 a reply, 0 none complete yet, -1 protocol error (c->reader->errstr). */
 /* ---- one fan-out call (rl_fanout.c's loop) and the per-node steps it drives ----
- * The loop owns the call's state and the decision; the steps (rl_conn.c)
+ * The loop owns the call's state and the decision; the steps (rl_node.c)
  * send node i the command, serve its socket, time it out, watch it while it
  * is stalled or probing, and write its outcome into res[i], marking the
  * call's per-node bits (held, stalled) and flags (noscript, ident_seen). */
@@ -294,6 +203,10 @@ typedef struct rl_fan {
     uint64_t t0;        /* when the call began */
     uint64_t held;      /* nodes skipped for their back-off (failed, provisionally: see held_matter) */
     uint64_t stalled;   /* nodes that fell behind, watched until they catch up or their deadline */
+    /* nodes whose connection from an earlier call broke while read: sent the
+     * command again, once, on a new connection by rlc_serve (the read path
+     * never sends: rlc_node_broken only records it here) */
+    uint64_t redo;
 } rl_fan;
 
 static inline int rl_net_poll(rl_net *net, struct pollfd *pfd, int np, int wait_ms)
@@ -301,6 +214,84 @@ static inline int rl_net_poll(rl_net *net, struct pollfd *pfd, int np, int wait_
     return net->poll_fn ? net->poll_fn(pfd, (nfds_t)np, wait_ms) : poll(pfd, (nfds_t)np, wait_ms);
 }
 
+/* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
+/* a release of tag goes behind every SET of tag in flight here with no
+ * release behind it yet (qent.owed), from now on */
+void rlc_owed_del(rl_conn *c, uint64_t tag);
+int rlc_q_push(rl_conn *c, unsigned char kind, unsigned char op, uint64_t tag, uint64_t now);
+int rlc_q_pop(rl_conn *c, qent *out);
+/* the reply to our command is no longer awaited; late: the call decided
+ * without it (still counted in the stats when it comes), else it timed out or
+ * is not wanted. cmd: the command, kept if a NOSCRIPT must send it again
+ * (NULL: dropped whatever it says); enc, enclen: its RESP when already encoded
+ * (NULL: encoded again if kept) */
+void rlc_q_forget_mine(rl_conn *c, const rl_cmd *cmd, const char *enc, size_t enclen, int late);
+void rlc_late_script_reply(rl_conn *c, const rl_reply *rp, const qent *e, uint64_t now);
+/* write what is buffered (up to the gate): 0 (maybe partial), -1 broken, with why */
+int rlc_flush_out(rl_conn *c, char *why, size_t whylen);
+/* the output buffer emptied (a closed or new connection), its secret wiped */
+void rlc_obuf_reset(rl_conn *c);
+/* bytes at the end of the output buffer, up to hard_max in all */
+int rlc_obuf_append_raw(rl_conn *c, const char *bytes, size_t len, size_t hard_max);
+int rlc_append_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, unsigned char kind,
+                   unsigned char op, uint64_t tag, uint64_t now);
+/* the same with the command's RESP already encoded (enc, len bytes) */
+int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, unsigned char op, uint64_t tag,
+                   uint64_t now);
+/* AUTH, the first command of a connection: its bytes are wiped once written */
+int rlc_append_secret_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, uint64_t now);
+size_t rlc_out_limit(const rl_conn *c);
+/* a release owed while no connection is open: kept in owe for the next one */
+int rlc_owe_add(rl_conn *c, const rl_cmd *cmd);
+int rlc_stalled(const rl_conn *c, uint64_t now);
+/* connecting: the TCP connect or the session handshake is not done */
+int rlc_connecting(const rl_conn *c);
+int rlc_fd(const rl_conn *c);
+uint64_t rlc_deadline(const rl_conn *c);
+/* open and past its deadline */
+int rlc_overdue(const rl_conn *c, uint64_t now);
+int rlc_ident_due(const rl_conn *c); /* its server's identity is still due on a connection of this call */
+int rlc_inherited(const rl_conn *c); /* open, but from before fork() */
+
+/* ---- rl_dial.c: dialing, and how a failure is recorded ---- */
+void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
+void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down);
+void rlc_fail_down(rl_conn *c, rl_result *r);
+/* Start a non-blocking connect, its handshake queued (ident: with INFO).
+ * 0 (connecting or ready), or -1 with r failed. */
+int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
+int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);
+/* SCRIPT LOAD of every script, queued */
+int rlc_queue_scripts(rl_conn *c, uint64_t now);
+/* a stalled connection whose peer's kernel has stopped ACKing what we sent
+ * (a silent partition, a dead host): our kernel retransmits, with a gap that
+ * doubles. TCP_INFO; 0 for unix sockets and subscriber connections */
+int rlc_unreachable(const rl_conn *c);
+/* Give the connection up: closed with a reset (SO_LINGER 0: the kernel drops
+ * what it still holds and never sends it), the releases it owes kept (owe)
+ * for the connection that replaces it, behind a PING gate. See HACKING.md
+ * "Partitions" for why nothing it held can overtake them. */
+void rlc_abandon(rl_conn *c, uint64_t now);
+/* how long one connect attempt of a probing node may take (ms) */
+int rlc_probe_ms(const rl_conn *c);
+
+/* ---- rl_read.c: reading ---- */
+/* a new connection's reader (hiredis's, with the callbacks that fill c->slot) */
+int rlc_reader_new(rl_conn *c);
+/* TIME is due on this connection (ahead of a SET: at most once a second) */
+int rlc_time_due(const rl_conn *c, uint64_t now);
+/* node i's server is also another open node's of the call (one run_id):
+ * 1 with why, else 0 */
+int rlc_same_server(rl_fan *f, int i, char *why, size_t whylen);
+/* read node i and act on every complete reply: 1 when res[i] got its outcome */
+int rlc_node_read(rl_fan *f, int i, uint64_t now);
+/* a stalled node: take what it sent meanwhile, without waiting */
+void rlc_catch_up(rl_fan *f, int i, uint64_t now);
+/* node i's connection broke: closed, and res[i] failed, or (a connection
+ * from an earlier call) its resend recorded in f->redo for rlc_serve */
+void rlc_node_broken(rl_fan *f, int i, int err, const char *why, uint64_t now);
+
+/* ---- rl_node.c: the per-node steps of a call (rl_fanout.c's loop) ---- */
 /* Queue the command for node i (opening the connection if needed) and try to
  * write it. 0, or -1 when res[i] has failed. */
 int rlc_send(rl_fan *f, int i, uint64_t now, int allow_retry);
@@ -320,31 +311,29 @@ void rlc_fan_end(rl_fan *f, uint64_t now);
 uint64_t rlc_settle_until(const rl_conn *c, uint64_t now);
 /* how many of n nodes may count for a quorum in a call beginning now */
 int rlc_usable(rl_conn *const *conns, int n, uint64_t now);
+/* a connect past its deadline: closed and failed (1), else 0 */
 int rlc_expire_connect(rl_conn *c, uint64_t now);
-int rlc_fd(const rl_conn *c);
-uint64_t rlc_deadline(const rl_conn *c);
-/* open and past its deadline */
-int rlc_overdue(const rl_conn *c, uint64_t now);
 /* open: its poll entry (*p), and (until) how long it is watched (a probing node's watch, else its deadline) */
 int rlc_watch(const rl_conn *c, struct pollfd *p, uint64_t *until);
-int rlc_ident_due(const rl_conn *c); /* its server's identity is still due on a connection of this call */
-int rlc_inherited(const rl_conn *c); /* open, but from before fork() */
 
-int rlc_feed(rl_conn *c, const char *buf, size_t len);
-int rlc_next_reply(rl_conn *c);
-/* The reply at buf when it is a whole status (+...) or integer (:digits)
- * line and nothing is half-read: taken into c->slot as rlc_next_reply would
- * (the bytes it used), else 0 and the bytes are hiredis's (rlc_feed). Not
- * on a subscriber connection. */
-size_t rlc_take_simple(rl_conn *c, const char *buf, size_t len);
-/* The identity's INFO replies were read (the last one at now): what they say
- * of the server into c->ident (a new run_id: a new incarnation). */
-void rlc_ident_done(rl_conn *c, uint64_t now);
-/* One sample of the server's wall clock (server_us, asked at sent_us, read
- * at now): a forward step by more than the drift since the last sample marks
- * c->ident (step_at_us, step_ms). */
-void rlc_clock_sample(rl_conn *c, int64_t server_us, uint64_t sent_us, uint64_t now);
-/* TIME is due on this connection (ahead of a SET: at most once a second) */
-int rlc_time_due(const rl_conn *c, uint64_t now);
+/* ---- subscriber connections (rl_wait.c's use): rl_sub.c ---- */
+/* SUBSCRIBE or UNSUBSCRIBE (argv: argc words, a channel each after the first) on subscriber connection c,
+ * opening it first when closed (on only, and never during its back-off);
+ * an inherited one (fork) is closed first, a connect begun by a wait that
+ * did not need it gets a fresh deadline. Its pushes and confirmations go to
+ * hook(ud, c). 0 when written or queued; -1 with the connection closed (no
+ * room, the server ended it: never counted as subscribed) or never opened. */
+int rlc_sub_send(rl_conn *c, int on, int argc, const char *const *argv, const size_t *lens, uint64_t now,
+                 void (*hook)(void *ud, rl_conn *c), rl_push_decode_fn decode, void *ud);
+/* the pub/sub array just read (for the hook) */
+const rl_push *rlc_push(const rl_conn *c);
+/* open, and this process's (not inherited across fork) */
+int rlc_live(const rl_conn *c);
+/* closed and in back-off: when it may be tried again; else 0 */
+uint64_t rlc_retry_at(const rl_conn *c);
+/* an idle connection kept from an earlier request: closed if the server closed it */
+void rlc_check_idle(rl_conn *c);
+/* ud's hook removed from c, if it is the one set */
+void rlc_unhook(rl_conn *c, void *ud);
 
 #endif

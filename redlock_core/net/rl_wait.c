@@ -1,6 +1,6 @@
 /* rl_wait.c -- waiting for a release: subscriber connections, SUBSCRIBE/UNSUBSCRIBE, and the
  * rl_waiter that rl_acquire sleeps on (docs/api.md "Waiting"). */
-#include "rl_conn.h"
+#include "rl_conn_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,7 @@ static void release_grace(rl_subs *s, uint64_t now)
 }
 
 /* The decoding of a subscriber connection's pushes, element by element as
- * the reply parser meets them (rl_conn.c calls it through the hook given to
+ * the reply parser meets them (rl_read.c calls it through the hook given to
  * rlc_sub_send): ["message", channel, payload] or ["subscribe", channel, n].
  * s is NULL for an element that is not a string. The channel is kept as its
  * rl_hash, the payload's leading number (the release's: -1 none) and the
