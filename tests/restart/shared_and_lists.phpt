@@ -9,7 +9,7 @@ if (getenv('VALGRIND_OPTS') !== false) die('skip its grace and validity times ca
 --FILE--
 <?php
 require __DIR__ . '/restart.inc';
-require_once __DIR__ . '/../shared/shared.inc';
+require_once __DIR__ . '/../read_locks/shared.inc';
 $p = rt_prefix('shlist');
 $opts = ['prefix' => $p, 'restart_grace' => 'auto', 'retry_count' => 0,
     'timeout' => (int) rl_slack(500), 'connect_timeout' => (int) rl_slack(500)];
