@@ -356,9 +356,10 @@ static int serve_io(rl_fan *f, int i, short revents, uint64_t now)
 int rlc_serve(rl_fan *f, int i, short revents, uint64_t now)
 {
     int done = serve_io(f, i, revents, now);
-    uint64_t bit = (uint64_t)1 << i;
-    if (f->redo & bit) {
-        f->redo &= ~bit;
+    /* (a call has at most RL_MAX_NODES = 64 nodes; the request-end drain
+     * serves more connections, settling: it never records a resend) */
+    if (i < 64 && (f->redo >> i & 1)) {
+        f->redo &= ~((uint64_t)1 << i);
         if (rlc_send(f, i, now, 0) != 0) done = 1;
     }
     return done;
