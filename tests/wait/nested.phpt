@@ -12,7 +12,9 @@ $a = rl_name('nested_a');
 $b = rl_name('nested_b');
 $ha = wait_holder($a, 200);
 $hb = wait_holder($b, 600);
-$rl = rl_new();
+// node timeouts scaled as the judged times are: under valgrind the default 50 ms made the attempt a
+// release woke fail on slow replies, and the wait ran to its retry timer
+$rl = rl_new(['connect_timeout' => (int) rl_slack(200), 'timeout' => (int) rl_slack(200)]);
 // a wake-up is judged at a sixth of the retry timer (500 ms of 3 s, both scaled for slow builds)
 $opts = ['wait' => (int) rl_slack(5000), 'retry_delay' => (int) rl_slack(3000), 'retry_jitter' => 0];
 $times = [];
