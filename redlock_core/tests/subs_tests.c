@@ -76,6 +76,18 @@ static void test_net_subscribe_not_queued(void)
     for (int i = 0; i < 3; i++) rl_conn_free(subs[i]);
 }
 
+/* Subscribers to nodes 0..2 waiting on key: every node's confirmation read
+ * (0), or -1 */
+static int subs_waiting(rl_conn **subs, rl_subs *s, rl_waiter *w, const char *key)
+{
+    if (subs_open(subs, 3, 500) != 0) return -1;
+    rl_subs_init(s, subs, 3, &rl_clock_monotonic, w);
+    if (w->subscribe(w->ctx, key, strlen(key), 0, NULL) != 0) return -1;
+    w->ready(w->ctx, mono_us() + 2000000);
+    rl_net_listen(&s->net, mono_us() + 2000000, subs_idle, s); /* every node's confirmation */
+    return subs_idle(s) ? 0 : -1;
+}
+
 /* A waiter's SET and then its release, on every node (a holder for 1 ms):
  * each node sends "acquired" and then the release. The "acquired" of node
  * i is older than the release of node i, and must not cancel the counting
@@ -88,12 +100,7 @@ static void test_net_wake_acquired_then_released(void)
     rl_conn *subs[3];
     rl_subs s;
     rl_waiter w;
-    REQUIRE(subs_open(subs, 3, 500) == 0);
-    rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
-    REQUIRE(w.subscribe(w.ctx, "wakeorder:k", 11, 0, NULL) == 0);
-    w.ready(w.ctx, mono_us() + 2000000);
-    rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s); /* every node's confirmation */
-    REQUIRE(subs_idle(&s));
+    REQUIRE(subs_waiting(subs, &s, &w, "wakeorder:k") == 0);
     /* what the acquire and release scripts publish, node after node, before we read any */
     static const char chan[] = RL_WAKE_CHANNEL "wakeorder:k\0"
                                                "0";
@@ -128,12 +135,7 @@ static void test_net_wake_late_quorum(void)
     rl_conn *subs[3];
     rl_subs s;
     rl_waiter w;
-    REQUIRE(subs_open(subs, 3, 500) == 0);
-    rl_subs_init(&s, subs, 3, &rl_clock_monotonic, &w);
-    REQUIRE(w.subscribe(w.ctx, "wakelate:k", 10, 0, NULL) == 0);
-    w.ready(w.ctx, mono_us() + 2000000);
-    rl_net_listen(&s.net, mono_us() + 2000000, subs_idle, &s);
-    REQUIRE(subs_idle(&s));
+    REQUIRE(subs_waiting(subs, &s, &w, "wakelate:k") == 0);
     static const char chan[] = RL_WAKE_CHANNEL "wakelate:k\0"
                                                "0";
     rl_wake ev;
