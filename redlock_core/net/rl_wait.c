@@ -15,14 +15,20 @@ static int node_index(const rl_subs *s, const rl_conn *c)
 
 #define RL_WAKE_GRACE_US 2000u
 
+/* the event of the release last counted (reported, or reported again) */
+static void released_event(rl_subs *s)
+{
+    s->ev.kind = RL_WAKE_RELEASED;
+    s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
+    s->ev.cleanup = s->counting_cleanup;
+}
+
 static void report_release(rl_subs *s)
 {
     s->last_release = s->counting;
     s->last_seen = s->seen;
     s->counting = 0;
-    s->ev.kind = RL_WAKE_RELEASED;
-    s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
-    s->ev.cleanup = s->counting_cleanup;
+    released_event(s);
 }
 
 /* a release announced by fewer than a quorum of nodes, for long enough */
@@ -112,11 +118,7 @@ static void on_push(void *ud, rl_conn *c)
              * timer). Reported once: messages past a quorum are not. */
             int q = rl_quorum(s->net.n), had = __builtin_popcountll(s->last_seen);
             s->last_seen |= (uint64_t)1 << i;
-            if (had < q && __builtin_popcountll(s->last_seen) >= q) {
-                s->ev.kind = RL_WAKE_RELEASED;
-                s->ev.waiters = s->seen_waiters > 0 ? s->seen_waiters : 1;
-                s->ev.cleanup = s->counting_cleanup;
-            }
+            if (had < q && __builtin_popcountll(s->last_seen) >= q) released_event(s);
             return;
         }
         if (p->id != s->counting) {
