@@ -38,6 +38,7 @@ void net_setup_signals(void);
 int nodes_up(void); /* starts them the first time: 1 when they are up */
 void nodes_stop_all(void);
 int node_start(int i, int port); /* port 0: a free one */
+int nodes_start_together(int n, const int *port); /* nodes 0..n-1 on their ports, side by side */
 void node_stop(int i, int sig);
 void node_pause(int i); /* SIGSTOP */
 void node_resume(int i);

@@ -28,6 +28,10 @@ for i in $(seq 1 "$n"); do
   pl_n=0 pl_f=0
   while read -r pl_e pl_p pl_x pl_s; do
     pl_exp=0; case $pl_e in trixie-*) pl_exp=$pl_promtool ;; esac
+    # the failed tests' names for the closing "failed:" line (the end of a CI log is what is kept):
+    # the .phpt files of run-tests.php's summary and the C unit tests that printed FAIL, this half's
+    [ "$pl_x" -gt 0 ] && fail_names=$(grep -oE '\[tests/[^]]*\.phpt\]|^    \| +FAIL:? [A-Za-z0-9_]+' "$log" |
+      sed -E 's/^\[//; s/\]$//; s/^    \| +FAIL:? /unit:/' | sort -u | head -n 8 | paste -sd' ' -)
     count "platform-$pl_e" "$pl_p" "$pl_x" "$pl_s" "$pl_exp"; pl_n=$((pl_n + 1)); pl_f=$((pl_f + pl_x))
   done < <(sed -nE 's/^platform ([a-z0-9-]+): ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3 \4/p' "$log")
   if [ "$pl_n" -eq 0 ] || { [ "$rc" -ne 0 ] && [ "$pl_f" -eq 0 ]; }; then count "platforms-${halves[i - 1]// /+}" 0 1 0; fi
