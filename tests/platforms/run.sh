@@ -25,7 +25,7 @@
 # keyed by its package list, and the ZTS PHP, keyed by its version and configure line, so a repeat
 # run only rebuilds the extension. A cold run also debootstraps and installs the chroot (6 minutes
 # measured on a busy 2-core machine) and builds PHP (16 CPU-minutes: 37 minutes there, about 8 on
-# an idle one), side by side, under nice. Entries run one after another once built (see main).
+# an idle one), side by side, under nice. Then the entries run (see main).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -115,10 +115,11 @@ mount_chroot() { # dir
   mount --make-private "$1/dev"
   return 0
 }
-in_chroot() { # command... (cwd /build/redlock when present)
+ccwd=/build/redlock   # in_chroot's working directory: the tree an entry runs in
+in_chroot() { # command... (cwd $ccwd when present)
   chroot "$croot" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 TERM=dumb NO_INTERACTION=1 REPORT_EXIT_STATUS=1 \
-    bash -c 'cd /build/redlock 2>/dev/null || cd /; exec "$@"' in-chroot "$@"
+    HOME=/root LANG=C.UTF-8 TERM=dumb NO_INTERACTION=1 REPORT_EXIT_STATUS=1 RL_CWD="$ccwd" \
+    bash -c 'cd "$RL_CWD" 2>/dev/null || cd /; exec "$@"' in-chroot "$@"
 }
 # make (or reuse) the chroot: $cache/trixie-KEY, KEY from the suite and the package list
 chroot_ready() {
@@ -250,7 +251,7 @@ trixie_prepare() {
   fi
   cp /etc/hosts "$croot/etc/hosts"
   copy_tree "$croot/build/redlock" || return 1
-  in_chroot nice -n 10 bash scripts/build.sh >"$log_dir/trixie-build.log" 2>&1; rc=$?
+  in_chroot bash scripts/build.sh >"$log_dir/trixie-build.log" 2>&1; rc=$?
   build_counts "$log_dir/trixie-build.log" $rc
   bt_p=$bp bt_f=$bf
   echo "platforms: trixie: $(in_chroot sh -c 'echo "PHP $(php -r "echo PHP_VERSION;"), hiredis $(pkg-config --modversion hiredis), $(openssl version | cut -d" " -f1-2)"'), build $(secs "$t0") s"
@@ -260,17 +261,21 @@ trixie_prepare() {
   fi
   trixie_ok=1
 }
-# one node kind in the chroot: its nodes (5 + TLS), the .phpt suite; with_unit: the C unit tests
-# first (they depend on the compiler, hiredis and OpenSSL, not on the nodes: run once)
-chroot_suite() { # entry server with_unit
-  local entry=$1 server=$2 t0=$(date +%s) p=$bt_p f=$bt_f rc up=0 uf=0 pp pf ps
+# The chroot's C unit tests (they depend on the compiler, hiredis and OpenSSL, not on the nodes: run
+# once, counted with ENTRY) -> $log_dir/trixie-unit.counts "passed failed"
+chroot_unit() { # entry
+  local t0=$(date +%s) rc up uf
+  in_chroot make -s -C redlock_core test >"$log_dir/$1-unit.log" 2>&1; rc=$?
+  read -r up uf < <(c_numbers "$log_dir/$1-unit.log" $rc)
+  echo "platforms: $1: C unit tests: $up passed, $uf failed ($(secs "$t0") s)"
+  echo "$up $uf" >"$log_dir/trixie-unit.counts"
+}
+# one node kind in the chroot: its nodes (5 + TLS) and the .phpt suite in the chroot's tree DIR
+# (run-tests.php writes next to the tests: one tree per suite that runs at the same time)
+# -> $log_dir/ENTRY.counts "passed failed skipped"
+chroot_phpt() { # entry server dir
+  local entry=$1 server=$2 ccwd=$3 t0=$(date +%s) rc pp pf ps
   echo "platforms: $entry: $(in_chroot "$server" --version | head -n1)"
-  if [ "$3" = 1 ]; then
-    in_chroot nice -n 10 make -s -C redlock_core test >"$log_dir/$entry-unit.log" 2>&1; rc=$?
-    read -r up uf < <(c_numbers "$log_dir/$entry-unit.log" $rc)
-    echo "platforms: $entry: C unit tests: $up passed, $uf failed ($(secs "$t0") s)"
-  fi
-  local t1=$(date +%s)
   rm -rf "$croot/tmp/rl-out-$entry"; mkdir -p "$croot/tmp/rl-out-$entry"
   in_chroot env REDIS_SERVER="$server" REDLOCK_NODES_DIR="/tmp/rl-nodes-${server%%-*}" REDLOCK_PHPT_OUTDIR="/tmp/rl-out-$entry" bash -c \
     'bash tests/nodes.sh start 5 >/dev/null && bash tests/nodes.sh start-tls 3 >/dev/null || { echo "nodes did not start"; exit 1; }
@@ -278,8 +283,37 @@ chroot_suite() { # entry server with_unit
      bash scripts/run-phpt.sh "$PWD/modules/redlock.so"; rc=$?
      bash tests/nodes.sh stop >/dev/null 2>&1; exit $rc' >"$log_dir/$entry-phpt.log" 2>&1; rc=$?
   read -r pp pf ps < <(phpt_numbers "$log_dir/$entry-phpt.log" $rc "$croot/tmp/rl-out-$entry")
-  echo "platforms: $entry: .phpt: $pp passed, $pf failed, $ps skipped ($(secs "$t1") s)"
-  report "$entry" $((p + up + pp)) $((f + uf + pf)) "$ps"
+  echo "platforms: $entry: .phpt: $pp passed, $pf failed, $ps skipped ($(secs "$t0") s)"
+  echo "$pp $pf $ps" >"$log_dir/$entry.counts"
+}
+# The chroot's entries: the C unit tests and each node kind's .phpt suite side by side (they wait
+# on timers and replies far more than they compute), then one line per entry: the build's counts,
+# the unit tests' (with the first entry) and its suite's.
+chroot_entries() {
+  local e ue="" pids=() dir p f s up=0 uf=0
+  for e in trixie-redis trixie-valkey; do [ -n "${want[$e]:-}" ] && [ -z "$ue" ] && ue=$e; done
+  rm -f "$log_dir"/trixie-*.counts
+  dir=/build/redlock
+  for e in trixie-redis trixie-valkey; do
+    [ -n "${want[$e]:-}" ] || continue
+    if [ "$e" != "$ue" ]; then   # a copy of the built tree of its own
+      dir=/build/redlock-${e#trixie-}
+      { safe_rm "$croot$dir" && cp -a "$croot/build/redlock" "$croot$dir"; } || { report "$e" 0 1 0; continue; }
+    fi
+    chroot_phpt "$e" "$([ "$e" = trixie-redis ] && echo redis-server || echo valkey-server)" "$dir" &
+    pids+=($!)
+  done
+  chroot_unit "$ue" &
+  pids+=($!)
+  wait "${pids[@]}"
+  [ -f "$log_dir/trixie-unit.counts" ] && read -r up uf <"$log_dir/trixie-unit.counts" || uf=1
+  for e in trixie-redis trixie-valkey; do
+    [ -n "${want[$e]:-}" ] || continue
+    p=0 f=1 s=0
+    [ -f "$log_dir/$e.counts" ] && read -r p f s <"$log_dir/$e.counts"
+    if [ "$e" = "$ue" ]; then p=$((p + up)) f=$((f + uf)); fi
+    report "$e" $((bt_p + p)) $((bt_f + f)) "$s"
+  done
 }
 
 # The ZTS entries: one build of the extension with the ZTS PHP's phpize, one node set on this machine.
@@ -302,7 +336,7 @@ zts_prepare_1() {
   fi
   zbuild=$log_dir/zts-build
   copy_tree "$zbuild" || return 1
-  (cd "$zbuild" && PATH="$zprefix/bin:$PATH" nice -n 10 bash scripts/build.sh) >"$log_dir/zts-build.log" 2>&1; rc=$?
+  (cd "$zbuild" && PATH="$zprefix/bin:$PATH" bash scripts/build.sh) >"$log_dir/zts-build.log" 2>&1; rc=$?
   build_counts "$log_dir/zts-build.log" $rc
   zb_p=$bp zb_f=$bf
   echo "platforms: zts: $("$zprefix/bin/php" -v | head -n1), build $(secs "$t0") s"
@@ -354,8 +388,9 @@ zts_threads() {
 }
 
 # ---- main ----------------------------------------------------------------------------------------
-# The builds first (the chroot's and the ZTS one, side by side), then the three .phpt suites one after
-# another, each on its own nodes, then the threads.
+# The builds first (the chroot's and the ZTS one, side by side), then the chroot's unit tests and
+# .phpt suites side by side (chroot_entries), then the ZTS .phpt suite, then the threads; each .phpt
+# suite on its own nodes.
 ZTS_THREADS=8 ZTS_REQUESTS=25
 t_all=$(date +%s)
 zts_nodes=0
@@ -385,13 +420,7 @@ cat "$log_dir/zts-prepare.out"
 # shellcheck disable=SC1091 # written by zts_prepare
 [ -f "$log_dir/zts.state" ] && . "$log_dir/zts.state"
 if [ $zts_ok = 1 ]; then set -a; . "$REDLOCK_NODES_DIR/env"; set +a; fi
-# One suite at a time: side by side (three suites and their nodes on two cores) the tests that judge
-# wake-up and delivery times failed or passed only on retry in a CI run; one after the other costs
-# a few minutes.
-if [ $trixie_ok = 1 ]; then
-  [ -n "${want[trixie-redis]:-}" ] && chroot_suite trixie-redis redis-server 1
-  [ -n "${want[trixie-valkey]:-}" ] && chroot_suite trixie-valkey valkey-server "$([ -n "${want[trixie-redis]:-}" ] && echo 0 || echo 1)"
-fi
+[ $trixie_ok = 1 ] && chroot_entries
 [ $zts_ok = 1 ] && [ -n "${want[zts-phpt]:-}" ] && zts_phpt
 stop_chroot_nodes; umount_all
 [ $zts_ok = 1 ] && [ -n "${want[zts-threads]:-}" ] && zts_threads
