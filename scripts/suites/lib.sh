@@ -77,14 +77,15 @@ step() { # part command...
 phpt_results() { tr '\r' '\n' <"$1" | sed 's/\x1b\[[0-9;]*m//g' | grep -E "^($2)" || true; }
 # parse run-tests.php's summary
 phpt_count() { # part logfile rc [skips expected]
-  local p f s w b
+  local p f s w b l
   p=$(sed -n 's/^Tests passed *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   f=$(sed -n 's/^Tests failed *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   s=$(sed -n 's/^Tests skipped *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   w=$(sed -n 's/^Tests warned *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   b=$(sed -n 's/^Tests borked *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
-  p=${p:-0} f=${f:-0} s=${s:-0} w=${w:-0} b=${b:-0}
-  f=$((f + w + b))
+  l=$(sed -n 's/^Tests leaked *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)   # (run-tests.php -m)
+  p=${p:-0} f=${f:-0} s=${s:-0} w=${w:-0} b=${b:-0} l=${l:-0}
+  f=$((f + w + b + l))
   if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi          # runner failed without saying why
   phpt_results "$2" 'FAIL|LEAK|BORK|WARN' | head -n 40 | sed "s/^/    | /"
   # the failed tests' files, for the closing "failed:" lines (the end of a CI log is what is kept)
@@ -181,7 +182,7 @@ run_phpt_sharded() { # part runner so shards [skips expected] [-- extra run-test
   for k in "${!pids[@]}"; do wait "${pids[k]}" || rc=1; done
   # one log: the shards' in turn, then the sums of their summaries (what phpt_count reads)
   cat "$log_dir/$part".[0-9]*.log >"$log_dir/$part.log"
-  awk '/^Tests (skipped|warned|failed|passed|borked) *:/ { n[$2] += $4 }
+  awk '/^Tests (skipped|warned|failed|leaked|passed|borked) *:/ { n[$2] += $4 }
     END { for (k in n) printf "Tests %-9s: %4d (sum of the shards)\n", k, n[k] }' "$log_dir/$part".[0-9]*.log \
     | sort >>"$log_dir/$part.log"
   phpt_count "$part" "$log_dir/$part.log" $rc "$exp"
