@@ -639,7 +639,7 @@ void rl_subs_init(rl_subs *s, rl_conn **conns, int n, const rl_clock *clock, rl_
  * says so or until until_us. */
 void rl_net_listen(rl_net *net, uint64_t until_us, int (*stop)(void *ud), void *ud);
 
-/* ---- the watchdog (auto_extend): lock/rl_watchdog.c ---- */
+/* ---- the watchdog (auto_extend): lock/rl_watchdog.c (the thread), lock/rl_watch.c (the watches) ---- */
 /* One background thread per process, started by the first rl_watch_start().
  * It owns its own connections to the nodes (made from copies of the confs
  * given, shared by the watches of one node list, and kept for the next

@@ -1,4 +1,4 @@
-/* watchdog_tests.c -- the auto_extend watchdog (lock/rl_watchdog.c) against real redis-server nodes,
+/* watchdog_tests.c -- the auto_extend watchdog (lock/rl_watchdog.c, rl_watch.c) against real redis-server nodes,
  * built with -fsanitize=thread: held past its TTL, loss, max_hold, stop, fork, 200 locks, readers.
  *
  * Usage: watchdog_tests [substring]   runs the tests whose name contains it.
