@@ -13,7 +13,7 @@
 # nodes. Within a lane the suites run one after another. The CPU-heavy suites (valgrind, then ASan)
 # run in one lane: side by side with each other they starved the watchdog and wake-up tests under
 # valgrind in a CI-style run. The platform matrix has a lane of its own: it builds a PHP from source
-# on a cold cache (tests/platforms/run.sh) and runs its Debian 13 and ZTS halves side by side.
+# on a cold cache (tests/harness/platforms/run.sh) and runs its Debian 13 and ZTS halves side by side.
 #
 # Each suite ends with "SUITE: N passed, N failed, N skipped"; this script prints every suite's
 # output as it was (in the order of the table), the wall time of each, and ends with
