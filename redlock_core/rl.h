@@ -150,7 +150,7 @@ void rl_node_conf_free(rl_node_conf *conf);
 
 /* A secret (a password, a TLS passphrase) is copied byte by byte, never by
  * memcpy()/strdup(), whose SIMD registers keep its bytes until they are
- * saved on the stack where no wipe reaches (rl_conn.c rlc_copy_secret), and
+ * saved on the stack where no wipe reaches (rl_uri.c rlc_copy_secret), and
  * wiped before it is freed by a wipe the compiler cannot drop.
  * rl_secret_dup: s[0..n) and a NUL, malloc'd (NULL out of memory);
  * rl_secret_free: wipes up to the NUL, then frees (NULL: nothing). */

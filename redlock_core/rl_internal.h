@@ -5,6 +5,8 @@
 
 #include "rl.h"
 
+#include <sys/socket.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -94,8 +96,13 @@ int rl_random_hex(const rl_random *rnd, char *out, size_t nbytes);
  * gives (a name that does not resolve compares by string). TCP and unix
  * socket of one server are told apart only at connect (RL_E_SAME_SERVER). */
 int rl_node_conf_same_server(const rl_node_conf *a, const rl_node_conf *b);
+/* conf's address: a socket path, an IP address, or (dns) a name through
+ * getaddrinfo(), which blocks; 0, or -1 with why (what a connect dials; the
+ * watchdog resolves its nodes' and hands them over: net/rl_conn.h) */
+int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
+                     size_t whylen);
 
-/* ---- secrets (rl_conn.c; rl_uri.c's rl_secret_* for the callers) ---- */
+/* ---- secrets (net/rl_uri.c, beside rl.h's rl_secret_* for the callers) ---- */
 /* a wipe the compiler cannot drop */
 void rlc_wipe(void *p, size_t n);
 /* a copy byte by byte through volatile pointers: never in the SIMD registers */
@@ -120,7 +127,15 @@ typedef struct rl_info {
     int aof;                  /* aof_enabled: 0/1, -1 not found */
     long long server_time_us; /* server_time_usec, -1 not found */
 } rl_info;
-void rl_info_init(rl_info *info);
+/* nothing found yet (a connection's reset, its INFO asked again at dialing) */
+static inline void rl_info_init(rl_info *info)
+{
+    info->run_id[0] = '\0';
+    info->uptime_s = -1;
+    info->aof = -1;
+    info->server_time_us = -1;
+}
+/* parsed by net/rl_read.c */
 void rl_info_parse(const char *s, size_t len, rl_info *info);
 
 /* Restart-safe quorum (lock/rl_restart.c), exposed for the unit tests: which nodes

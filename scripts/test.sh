@@ -10,10 +10,12 @@
 # the suites run in lanes side by side on the machine's cores (the table below): most suites wait on
 # sockets and timers, so lanes share the cores. Each suite has its own logs, its own Redis nodes and,
 # when it runs .phpt files, its own copy of the tree (scripts/suites/lib.sh), so lanes never share
-# nodes. Within a lane the suites run one after another. The CPU-heavy suites (valgrind, then ASan)
-# run in one lane: side by side with each other they starved the watchdog and wake-up tests under
-# valgrind in a CI-style run. The platform matrix has a lane of its own: it builds a PHP from source
-# on a cold cache (tests/harness/platforms/run.sh) and runs its Debian 13 and ZTS halves side by side.
+# nodes. Within a lane the suites run one after another; a .phpt suite runs its folders in two
+# run-tests.php processes of its own (lib.sh run_phpt_sharded). The CPU-heavy sanitizer suites
+# (valgrind, then ASan) share one lane so that they never run side by side. The platform matrix has
+# a lane of its own: it builds a PHP from source on a cold cache (tests/harness/platforms/run.sh) and runs
+# its Debian 13 and ZTS halves side by side. The lanes are balanced on the wall times of a CI run
+# (the table that ends the output): the four end within a few minutes of each other.
 #
 # Each suite ends with "SUITE: N passed, N failed, N skipped"; this script prints every suite's
 # output as it was (in the order of the table), the wall time of each, and ends with
@@ -27,8 +29,8 @@ root=$(pwd)
 lanes=(
   "valgrind asan"
   "platforms"
-  "phpt unit metrics-table model fuzz torture fenced cli bench"
-  "static notls hiredis1 faultrun netfault fpm integrations packaging"
+  "hiredis1 phpt unit model fuzz"
+  "static notls metrics-table torture fenced cli bench faultrun netfault fpm integrations packaging"
 )
 quick_suites="static unit metrics-table model phpt cli"
 

@@ -1,10 +1,15 @@
-/* rl_conn.c -- a connection's lifecycle and buffers: new, close, free and what
- * the rest of the core reads of it (rl.h's rl_conn_*), the output buffer and
- * the secret it may hold, the queue of expected replies, the releases it owes
- * (owed, owe) and the late scripts kept for a NOSCRIPT, the write of what is
+/* rl_conn.c -- a connection's lifecycle and buffers, the ground floor of net/'s
+ * connection: new, close, give up (rlc_abandon), free and what the rest of the
+ * core reads of it (rl.h's rl_conn_*), how a failure is recorded (the call's
+ * result, the node's statistics and back-off), the output buffer and the
+ * secret it may hold, the queue of expected replies, the releases it owes
+ * (owed, owe) and the late scripts kept for a NOSCRIPT (with the SCRIPT LOAD
+ * of every script queued ahead of them, and at connect), the write of what is
  * buffered, when a node counts as stalled, and what a connection hands over
- * to the watchdog's. Dialing is rl_dial.c's, reading rl_read.c's, the
- * per-node steps of a call rl_node.c's. */
+ * to the watchdog's (rl_conn.h). It calls no other file of the connection:
+ * reading (rl_read.c) and dialing (rl_dial.c) stand on it, the per-node steps
+ * of a call (rl_node.c) on those. */
+#include "rl_conn.h"
 #include "rl_conn_struct.h"
 
 #include <errno.h>
@@ -17,30 +22,6 @@
 int rlc_connecting(const rl_conn *c) { return connecting(c); }
 
 /* ---- the secret in the output buffer ---- */
-/* a wipe the compiler cannot drop (the memory is freed or reused after it) */
-void rlc_wipe(void *p, size_t n)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 25))
-    explicit_bzero(p, n);
-#else
-    volatile unsigned char *v = p;
-    while (n--) *v++ = 0;
-#endif
-}
-
-/* A copy of bytes that hold the password: memcpy() moves them through the
- * SIMD registers, and what those registers still hold is later stored on
- * the stack where no wipe reaches (the dynamic linker's lazy binding saves
- * them with xsavec at a first call through the PLT, a signal frame saves
- * them too): byte by byte through volatile pointers, never vectorised.
- * Forward: also a memmove to a lower address (rlc_obuf_compact). */
-void rlc_copy_secret(char *dst, const char *src, size_t n)
-{
-    volatile char *d = dst;
-    const volatile char *s = src;
-    for (size_t i = 0; i < n; i++) d[i] = s[i];
-}
-
 /* AUTH is the first command of a connection (at obuf[0]): once the I/O layer
  * took it, or when the buffer is emptied without writing it, no copy of the
  * password may stay in our memory */
@@ -130,6 +111,32 @@ void rl_conn_close(rl_conn *c)
     rlc_reset_io(c);
 }
 
+/* Why a reset, and why the releases kept here cannot be overtaken by what
+ * the old connection held (HACKING.md "Partitions"):
+ * - close() with SO_LINGER 0 drops our kernel's send queue and sends a RST:
+ *   nothing unacknowledged is ever sent again. What the server's kernel had
+ *   received before ran, or runs, before anything of a later connection can
+ *   arrive: the replacement's releases wait behind a PING answered on it, a
+ *   round trip begun after the reset (and a partition long enough to be
+ *   noticed dropped what was in flight).
+ * - So a SET still in the old queue either ran before the release we send
+ *   again, or never runs; a release owed for it (sent on the old connection
+ *   or not yet) goes out again on the new one. Releases are token-checked:
+ *   sending one twice, or one whose SET never ran, deletes nothing of
+ *   anyone else's, so mutual exclusion does not depend on any of this; an
+ *   overtaken release would only leave our key until its TTL. */
+void rlc_abandon(rl_conn *c, uint64_t now)
+{
+    if (c->fd >= 0 && c->gen == rl_fork_generation()) {
+        struct linger lg = {1, 0};
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    }
+    c->probing = c->gen == rl_fork_generation();
+    c->abandoned_us = now;
+    c->probe_next_us = now;
+    rl_conn_close(c); /* keeps owe (probing) */
+}
+
 void rl_conn_free(rl_conn *c)
 {
     if (!c) return;
@@ -177,6 +184,54 @@ int rl_conn_check(rl_conn *c)
      * flight: the connection is stale and closing it loses nothing */
     rl_conn_close(c);
     return 0;
+}
+
+/* ---- how a failure is recorded: the call's result, the node's statistics and back-off ---- */
+void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason)
+{
+    r->state = RL_FAILED;
+    r->err = err;
+    snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : rl_err_name(err));
+    if (err == RL_E_TIMEOUT)
+        c->st.timeouts++;
+    else
+        c->st.errors++;
+    if (err == RL_E_DOWN || err == RL_E_STALLED) c->st.skipped++;
+    snprintf(c->st.last_error, sizeof(c->st.last_error), "%s", r->reason);
+}
+
+static void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why)
+{
+    /* a dead node must cost nothing on later calls: skip it for a while,
+     * doubling up to a cap, and try again once the period is over */
+    c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : BACKOFF_MIN_MS;
+    if (c->backoff_ms > BACKOFF_MAX_MS) c->backoff_ms = BACKOFF_MAX_MS;
+    c->down_until_us = now + (uint64_t)c->backoff_ms * 1000u;
+    c->down_err = err;
+    snprintf(c->down_why, sizeof(c->down_why), "%s", why ? why : rl_err_name(err));
+}
+
+/* A node failure, recorded in one place for the paths that can take a node
+ * down: the call's result when it is still pending (its reason, the node's
+ * statistics and last error: rlc_fail_res) and, when the node itself failed
+ * (down: a connect, a handshake or AUTH/SELECT that failed, a connection
+ * timed out in its handshake), its back-off. r may be NULL: a connect that
+ * no call waits for. */
+void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down)
+{
+    if (r && r->state == RL_PENDING) rlc_fail_res(c, r, err, why);
+    if (down) rlc_start_backoff(c, now, err, why);
+}
+
+/* A node in back-off fails at once, with the reason it went down: an AUTH
+ * refusal stays an authentication failure. */
+void rlc_fail_down(rl_conn *c, rl_result *r)
+{
+    char why[RL_REASON_LEN];
+    int err = c->down_err == RL_E_AUTH ? RL_E_AUTH : RL_E_DOWN;
+    snprintf(why, sizeof(why), "down (back-off after: %.70s)", c->down_why[0] ? c->down_why : "failed connect");
+    rlc_fail_res(c, r, err, why);
+    if (err != RL_E_DOWN) c->st.skipped++;
 }
 
 /* ---- the releases a connection owes ---- */
@@ -491,6 +546,23 @@ int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, 
     size_t max = append_limit(c, op);
     if (max == 0 || rlc_obuf_append_raw(c, enc, len, max) != 0) return -1;
     return rlc_appended(c, len, kind, op, tag, now);
+}
+
+/* the spec's scripts are loaded once per connection; EVALSHA then
+ * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart).
+ * Every script is loaded, also those of lockAll() and semaphore(): a
+ * command not waited for (a failed attempt's cleanup, a permit's trim) is
+ * retried after NOSCRIPT as the same EVALSHA once these are loaded again
+ * (rlc_late_script_reply), so a script missing here would be lost there. */
+int rlc_queue_scripts(rl_conn *c, uint64_t now)
+{
+    for (size_t k = 0; k < RL_SCRIPTS_N; k++) {
+        const char *argv[3] = {"SCRIPT", "LOAD", rl_scripts[k].text};
+        size_t lens[3] = {6, 4, rl_scripts[k].len};
+        /* (marked as releases: room is always kept for them, like for a release) */
+        if (rlc_append_cmd(c, 3, argv, lens, EXP_SCRIPT, RL_OP_RELEASE, 0, now)) return -1;
+    }
+    return 0;
 }
 
 /* bytes we may write now: nothing past an unanswered AUTH/SELECT */

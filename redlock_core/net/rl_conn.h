@@ -1,9 +1,11 @@
 /* rl_conn.h -- what the core outside net/ calls of a connection beyond rl.h's
- * rl_conn_* (the watchdog's: an address resolved, what a connection hands
- * over to another of the same node in another thread). The rest of net/'s
- * API is net/'s own: rl_net_internal.h (the states, the reply kinds, one
- * fan-out call, the session layer), struct rl_conn in rl_conn_struct.h, the
- * calls only the white-box tests make in rl_conn_test.h. */
+ * rl_conn_*: the watchdog's, what a connection hands over to another of the
+ * same node in another thread (rl_conn.c; the address it resolves for a node
+ * of its own is rl_internal.h's rlc_resolve_addr, net/rl_uri.c). The rest of
+ * net/'s API is net/'s own: rl_net_internal.h (the states, the reply kinds,
+ * one fan-out call, the session layer, the calls between net/'s files),
+ * struct rl_conn in rl_conn_struct.h, the calls only the white-box tests
+ * make in rl_conn_test.h. */
 #ifndef RL_CONN_H
 #define RL_CONN_H
 #ifndef _GNU_SOURCE
@@ -11,14 +13,8 @@
 #endif
 #include "rl_internal.h"
 
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
-
-/* conf's address: a socket path, an IP address, or (dns) a name through
- * getaddrinfo(), which blocks; 0, or -1 with why (rl_dial.c) */
-int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
-                     size_t whylen);
 
 /* What a connection hands over to another one of the same node made in
  * another thread (the watchdog's): the address it resolved, so that the

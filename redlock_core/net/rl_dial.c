@@ -1,16 +1,15 @@
-/* rl_dial.c -- dialing a node: its address (resolved once), the socket and its
- * non-blocking connect with the TCP options, what is queued ahead of the first
+/* rl_dial.c -- dialing a node: its address (resolved once: rl_uri.c's
+ * rlc_resolve_addr), the socket and its non-blocking connect with the TCP
+ * options, the reader (rl_read.c's) and what is queued ahead of the first
  * command (AUTH/SELECT gate, INFO identity, SCRIPT LOAD), a probe's PING gate
- * and the releases replayed behind it, an unreachable connection given up
- * (rlc_abandon), a stale connect dialed again; and how a failure is recorded
- * (the call's result, the node's back-off). */
+ * and the releases replayed behind it, when a connection is unreachable
+ * (rlc_unreachable; giving it up is rl_conn.c's rlc_abandon), a stale connect
+ * dialed again. A failure is recorded by rl_conn.c. Above rl_conn.c and
+ * rl_read.c; nothing below calls it. */
 #include "rl_conn_struct.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/un.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -19,107 +18,6 @@
 #include <unistd.h>
 
 static int rlc_queue_replay(rl_conn *c, uint64_t now);
-
-void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason)
-{
-    r->state = RL_FAILED;
-    r->err = err;
-    snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : rl_err_name(err));
-    if (err == RL_E_TIMEOUT)
-        c->st.timeouts++;
-    else
-        c->st.errors++;
-    if (err == RL_E_DOWN || err == RL_E_STALLED) c->st.skipped++;
-    snprintf(c->st.last_error, sizeof(c->st.last_error), "%s", r->reason);
-}
-
-static void rlc_start_backoff(rl_conn *c, uint64_t now, int err, const char *why)
-{
-    /* a dead node must cost nothing on later calls: skip it for a while,
-     * doubling up to a cap, and try again once the period is over */
-    c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : BACKOFF_MIN_MS;
-    if (c->backoff_ms > BACKOFF_MAX_MS) c->backoff_ms = BACKOFF_MAX_MS;
-    c->down_until_us = now + (uint64_t)c->backoff_ms * 1000u;
-    c->down_err = err;
-    snprintf(c->down_why, sizeof(c->down_why), "%s", why ? why : rl_err_name(err));
-}
-
-/* A node failure, recorded in one place for the paths that can take a node
- * down: the call's result when it is still pending (its reason, the node's
- * statistics and last error: rlc_fail_res) and, when the node itself failed
- * (down: a connect, a handshake or AUTH/SELECT that failed, a connection
- * timed out in its handshake), its back-off. r may be NULL: a connect that
- * no call waits for. */
-void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down)
-{
-    if (r && r->state == RL_PENDING) rlc_fail_res(c, r, err, why);
-    if (down) rlc_start_backoff(c, now, err, why);
-}
-
-/* A node in back-off fails at once, with the reason it went down: an AUTH
- * refusal stays an authentication failure. */
-void rlc_fail_down(rl_conn *c, rl_result *r)
-{
-    char why[RL_REASON_LEN];
-    int err = c->down_err == RL_E_AUTH ? RL_E_AUTH : RL_E_DOWN;
-    snprintf(why, sizeof(why), "down (back-off after: %.70s)", c->down_why[0] ? c->down_why : "failed connect");
-    rlc_fail_res(c, r, err, why);
-    if (err != RL_E_DOWN) c->st.skipped++;
-}
-
-int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
-                     size_t whylen)
-{
-    if (conf->socket) {
-        struct sockaddr_un *un = (struct sockaddr_un *)addr;
-        if (strlen(conf->socket) >= sizeof(un->sun_path)) {
-            snprintf(why, whylen, "unix socket path too long");
-            return -1;
-        }
-        un->sun_family = AF_UNIX;
-        strcpy(un->sun_path, conf->socket);
-        *addrlen = sizeof(*un);
-        return 0;
-    }
-    struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
-    if (inet_pton(AF_INET, conf->host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)conf->port);
-        *addrlen = sizeof(*v4);
-        return 0;
-    }
-    if (inet_pton(AF_INET6, conf->host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)conf->port);
-        *addrlen = sizeof(*v6);
-        return 0;
-    }
-    if (!dns) {
-        snprintf(why, whylen, "cannot resolve host: no address handed over (not looked up here)");
-        return -1;
-    }
-    /* a name: resolved once per connection object (blocking), then cached */
-    struct addrinfo hints = {0}, *ai = NULL, *p;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_family = AF_UNSPEC;
-    int rc = getaddrinfo(conf->host, NULL, &hints, &ai);
-    if (rc != 0 || !ai) {
-        snprintf(why, whylen, "cannot resolve host: %s", gai_strerror(rc));
-        return -1;
-    }
-    for (p = ai; p; p = p->ai_next)
-        if (p->ai_family == AF_INET) break;
-    if (!p) p = ai;
-    memcpy(addr, p->ai_addr, p->ai_addrlen);
-    *addrlen = p->ai_addrlen;
-    if (p->ai_family == AF_INET)
-        v4->sin_port = htons((uint16_t)conf->port);
-    else
-        v6->sin6_port = htons((uint16_t)conf->port);
-    freeaddrinfo(ai);
-    return 0;
-}
 
 static int rlc_resolve(rl_conn *c, char *why, size_t whylen)
 {
@@ -169,23 +67,6 @@ static int rlc_queue_handshake(rl_conn *c, uint64_t now, int ident)
         c->ident_pending = 2;
     }
     return rlc_queue_scripts(c, now);
-}
-
-/* the spec's scripts are loaded once per connection; EVALSHA then
- * falls back to EVAL only if the server lost them (SCRIPT FLUSH, restart).
- * Every script is loaded, also those of lockAll() and semaphore(): a
- * command not waited for (a failed attempt's cleanup, a permit's trim) is
- * retried after NOSCRIPT as the same EVALSHA once these are loaded again
- * (rlc_late_script_reply), so a script missing here would be lost there. */
-int rlc_queue_scripts(rl_conn *c, uint64_t now)
-{
-    for (size_t k = 0; k < RL_SCRIPTS_N; k++) {
-        const char *argv[3] = {"SCRIPT", "LOAD", rl_scripts[k].text};
-        size_t lens[3] = {6, 4, rl_scripts[k].len};
-        /* (marked as releases: room is always kept for them, like for a release) */
-        if (rlc_append_cmd(c, 3, argv, lens, EXP_SCRIPT, RL_OP_RELEASE, 0, now)) return -1;
-    }
-    return 0;
 }
 
 /* TCP options of every connection. Keepalive: an idle connection to a host
@@ -330,32 +211,6 @@ int rlc_unreachable(const rl_conn *c)
 #else
     return 0;
 #endif
-}
-
-/* Why a reset, and why the releases kept here cannot be overtaken by what
- * the old connection held (HACKING.md "Partitions"):
- * - close() with SO_LINGER 0 drops our kernel's send queue and sends a RST:
- *   nothing unacknowledged is ever sent again. What the server's kernel had
- *   received before ran, or runs, before anything of a later connection can
- *   arrive: the replacement's releases wait behind a PING answered on it, a
- *   round trip begun after the reset (and a partition long enough to be
- *   noticed dropped what was in flight).
- * - So a SET still in the old queue either ran before the release we send
- *   again, or never runs; a release owed for it (sent on the old connection
- *   or not yet) goes out again on the new one. Releases are token-checked:
- *   sending one twice, or one whose SET never ran, deletes nothing of
- *   anyone else's, so mutual exclusion does not depend on any of this; an
- *   overtaken release would only leave our key until its TTL. */
-void rlc_abandon(rl_conn *c, uint64_t now)
-{
-    if (c->fd >= 0 && c->gen == rl_fork_generation()) {
-        struct linger lg = {1, 0};
-        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-    }
-    c->probing = c->gen == rl_fork_generation();
-    c->abandoned_us = now;
-    c->probe_next_us = now;
-    rl_conn_close(c); /* keeps owe (probing) */
 }
 
 /* A connect begun by an earlier call failed: that is old news (the server

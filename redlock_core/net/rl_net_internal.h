@@ -2,16 +2,23 @@
  * states and the kinds of reply it awaits (its state machine, in the head
  * comments), its limits, the session layer's state and I/O table (rl_io.c,
  * rl_tls.c), one fan-out call's state (rl_fan: rl_fanout.c's loop) and the
- * calls net/'s files make of each other: rl_conn.c (lifecycle, buffers,
- * queue), rl_dial.c (dialing, failures), rl_read.c (reading), rl_node.c (the
- * per-node steps of a call), rl_sub.c (subscriber connections). What the
- * core outside net/ calls is rl_conn.h's; struct rl_conn is
- * rl_conn_struct.h's. */
+ * calls net/'s files make of each other, floor by floor: rl_conn.c
+ * (lifecycle, failures, queue, buffers) at the bottom, rl_read.c (reading)
+ * above it, rl_dial.c (dialing) above both, rl_node.c (the per-node steps of
+ * a call) and rl_sub.c (subscriber connections) on top. What the core
+ * outside net/ calls is rl.h's and rl_conn.h's (rl_conn.c's handoff to the
+ * watchdog); struct rl_conn is rl_conn_struct.h's. */
 #ifndef RL_NET_INTERNAL_H
 #define RL_NET_INTERNAL_H
-#include "rl_conn.h"
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "rl_internal.h"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 /* The connection's states. TCP connect, then the session layer's handshake
  * (TLS), then ready; connect_timeout covers both:
@@ -214,7 +221,19 @@ static inline int rl_net_poll(rl_net *net, struct pollfd *pfd, int np, int wait_
     return net->poll_fn ? net->poll_fn(pfd, (nfds_t)np, wait_ms) : poll(pfd, (nfds_t)np, wait_ms);
 }
 
-/* ---- rl_conn.c: lifecycle, queue, output buffer ---- */
+/* ---- rl_conn.c: lifecycle, failures, queue, output buffer ---- */
+/* Give the connection up: closed with a reset (SO_LINGER 0: the kernel drops
+ * what it still holds and never sends it), the releases it owes kept (owe)
+ * for the connection that replaces it, behind a PING gate. See HACKING.md
+ * "Partitions" for why nothing it held can overtake them. */
+void rlc_abandon(rl_conn *c, uint64_t now);
+/* how a failure is recorded: res failed with its reason, the node's
+ * statistics and last error (rlc_fail_res); with down, also the node's
+ * back-off (r NULL: a connect no call waits for); a node in back-off failed
+ * at once with the reason it went down (rlc_fail_down) */
+void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
+void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down);
+void rlc_fail_down(rl_conn *c, rl_result *r);
 /* a release of tag goes behind every SET of tag in flight here with no
  * release behind it yet (qent.owed), from now on */
 void rlc_owed_del(rl_conn *c, uint64_t tag);
@@ -240,6 +259,9 @@ int rlc_append_enc(rl_conn *c, const char *enc, size_t len, unsigned char kind, 
                    uint64_t now);
 /* AUTH, the first command of a connection: its bytes are wiped once written */
 int rlc_append_secret_cmd(rl_conn *c, int argc, const char *const *argv, const size_t *lens, uint64_t now);
+/* SCRIPT LOAD of every script, queued: at connect (rl_dial.c), and again
+ * ahead of a late script sent anew after NOSCRIPT (rlc_late_script_reply) */
+int rlc_queue_scripts(rl_conn *c, uint64_t now);
 size_t rlc_out_limit(const rl_conn *c);
 /* a release owed while no connection is open: kept in owe for the next one */
 int rlc_owe_add(rl_conn *c, const rl_cmd *cmd);
@@ -253,25 +275,15 @@ int rlc_overdue(const rl_conn *c, uint64_t now);
 int rlc_ident_due(const rl_conn *c); /* its server's identity is still due on a connection of this call */
 int rlc_inherited(const rl_conn *c); /* open, but from before fork() */
 
-/* ---- rl_dial.c: dialing, and how a failure is recorded ---- */
-void rlc_fail_res(rl_conn *c, rl_result *r, int err, const char *reason);
-void rlc_node_failed(rl_conn *c, rl_result *r, int err, const char *why, uint64_t now, int down);
-void rlc_fail_down(rl_conn *c, rl_result *r);
+/* ---- rl_dial.c: dialing ---- */
 /* Start a non-blocking connect, its handshake queued (ident: with INFO).
  * 0 (connecting or ready), or -1 with r failed. */
 int rlc_conn_open(rl_conn *c, rl_result *r, uint64_t now, int ident);
 int rlc_redial(rl_conn *c, uint64_t now, char *why, size_t whylen, int *err);
-/* SCRIPT LOAD of every script, queued */
-int rlc_queue_scripts(rl_conn *c, uint64_t now);
 /* a stalled connection whose peer's kernel has stopped ACKing what we sent
  * (a silent partition, a dead host): our kernel retransmits, with a gap that
  * doubles. TCP_INFO; 0 for unix sockets and subscriber connections */
 int rlc_unreachable(const rl_conn *c);
-/* Give the connection up: closed with a reset (SO_LINGER 0: the kernel drops
- * what it still holds and never sends it), the releases it owes kept (owe)
- * for the connection that replaces it, behind a PING gate. See HACKING.md
- * "Partitions" for why nothing it held can overtake them. */
-void rlc_abandon(rl_conn *c, uint64_t now);
 /* how long one connect attempt of a probing node may take (ms) */
 int rlc_probe_ms(const rl_conn *c);
 

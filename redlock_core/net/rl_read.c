@@ -4,7 +4,8 @@
  * the clock-step check, and the read path of a call: on_reply, the one place
  * a reply is interpreted, and what follows when a connection breaks while
  * read (rlc_node_broken: it never sends; a reconnect once is left to
- * rlc_serve, rl_node.c, through rl_fan.redo). */
+ * rlc_serve, rl_node.c, through rl_fan.redo). It stands on rl_conn.c alone
+ * (the queue, the buffer, closing, failures): the read path never dials. */
 #include "rl_conn_struct.h"
 #include "rl_conn_test.h"
 
@@ -24,14 +25,6 @@ static size_t strspn_n(const char *s, size_t n, const char *set)
 }
 
 /* ---- INFO: the server's identity, uptime and persistence ---- */
-void rl_info_init(rl_info *info)
-{
-    info->run_id[0] = '\0';
-    info->uptime_s = -1;
-    info->aof = -1;
-    info->server_time_us = -1;
-}
-
 /* a decimal number of at most 18 digits at s (len bytes), then the end of
  * its line: its value, else -1 */
 static long long info_number(const char *s, size_t len)

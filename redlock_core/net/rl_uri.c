@@ -1,4 +1,8 @@
-/* rl_uri.c -- parse node URIs (redis://, rediss://, unix://, host:port) without ever echoing a password. */
+/* rl_uri.c -- a node's settings: parse node URIs (redis://, rediss://, unix://,
+ * host:port) without ever echoing a password, the node limits, the settings
+ * field by field (compare, copy, free, identity, name), the secrets' copy and
+ * wipe, a node's address, and whether two nodes are the same server. It calls
+ * no connection: net/'s files stand on it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -15,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 const rl_limit rl_node_limits[RL_FIELD_COUNT] = {
     [RL_FIELD_HOST] = {.min = 1, .max = 255},
@@ -299,7 +304,33 @@ int rl_node_conf_eq(const rl_node_conf *a, const rl_node_conf *b)
 #undef EQ
 }
 
-/* ---- secrets (rl.h): copied byte by byte, wiped before they are freed ---- */
+/* ---- secrets (rl.h): copied byte by byte, wiped before they are freed ----
+ * The two primitives (rl_internal.h) serve the settings here and the output
+ * buffer that holds AUTH (net/rl_conn.c). */
+/* a wipe the compiler cannot drop (the memory is freed or reused after it) */
+void rlc_wipe(void *p, size_t n)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 25))
+    explicit_bzero(p, n);
+#else
+    volatile unsigned char *v = p;
+    while (n--) *v++ = 0;
+#endif
+}
+
+/* A copy of bytes that hold the password: memcpy() moves them through the
+ * SIMD registers, and what those registers still hold is later stored on
+ * the stack where no wipe reaches (the dynamic linker's lazy binding saves
+ * them with xsavec at a first call through the PLT, a signal frame saves
+ * them too): byte by byte through volatile pointers, never vectorised.
+ * Forward: also a memmove to a lower address (rl_conn.c's rlc_obuf_compact). */
+void rlc_copy_secret(char *dst, const char *src, size_t n)
+{
+    volatile char *d = dst;
+    const volatile char *s = src;
+    for (size_t i = 0; i < n; i++) d[i] = s[i];
+}
+
 void rl_secret_copy(char *dst, const char *src, size_t n) { rlc_copy_secret(dst, src, n); }
 
 char *rl_secret_dup(const char *s, size_t n)
@@ -420,6 +451,62 @@ size_t rl_node_conf_name(const rl_node_conf *conf, char *buf, size_t buflen)
         n = snprintf(buf, buflen, "%s:%d", conf->host ? conf->host : "", conf->port);
     if (n < 0) return 0;
     return (size_t)n < buflen ? (size_t)n : buflen - 1;
+}
+
+/* ---- a node's address: what a connect dials (net/rl_dial.c, resolved once
+ * per connection), what the watchdog resolves and hands over ---- */
+int rlc_resolve_addr(const rl_node_conf *conf, int dns, struct sockaddr_storage *addr, socklen_t *addrlen, char *why,
+                     size_t whylen)
+{
+    if (conf->socket) {
+        struct sockaddr_un *un = (struct sockaddr_un *)addr;
+        if (strlen(conf->socket) >= sizeof(un->sun_path)) {
+            snprintf(why, whylen, "unix socket path too long");
+            return -1;
+        }
+        un->sun_family = AF_UNIX;
+        strcpy(un->sun_path, conf->socket);
+        *addrlen = sizeof(*un);
+        return 0;
+    }
+    struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
+    if (inet_pton(AF_INET, conf->host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)conf->port);
+        *addrlen = sizeof(*v4);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, conf->host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)conf->port);
+        *addrlen = sizeof(*v6);
+        return 0;
+    }
+    if (!dns) {
+        snprintf(why, whylen, "cannot resolve host: no address handed over (not looked up here)");
+        return -1;
+    }
+    /* a name: resolved once per connection object (blocking), then cached */
+    struct addrinfo hints = {0}, *ai = NULL, *p;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_family = AF_UNSPEC;
+    int rc = getaddrinfo(conf->host, NULL, &hints, &ai);
+    if (rc != 0 || !ai) {
+        snprintf(why, whylen, "cannot resolve host: %s", gai_strerror(rc));
+        return -1;
+    }
+    for (p = ai; p; p = p->ai_next)
+        if (p->ai_family == AF_INET) break;
+    if (!p) p = ai;
+    memcpy(addr, p->ai_addr, p->ai_addrlen);
+    *addrlen = p->ai_addrlen;
+    if (p->ai_family == AF_INET)
+        v4->sin_port = htons((uint16_t)conf->port);
+    else
+        v6->sin6_port = htons((uint16_t)conf->port);
+    freeaddrinfo(ai);
+    return 0;
 }
 
 /* ---- do two node entries reach the same server? ---- */

@@ -6,8 +6,7 @@
 tree=$log_dir/tree
 tree_copy "$tree"
 if step build-asan bash "$tree/scripts/build.sh" --asan; then
-  nodes_up
   REDLOCK_ASAN_SHIM_DIR="$tree" TEST_PHP_EXECUTABLE="$tree/scripts/asan-php.sh" \
-    run_phpt phpt-asan scripts/run-phpt.sh "$tree/modules/redlock.so" "$(sanitizer_skips)" -- "$@"
+    run_phpt_sharded phpt-asan scripts/run-phpt.sh "$tree/modules/redlock.so" "$phpt_shards" "$(sanitizer_skips)" -- "$@"
 fi
 suite_end

@@ -16,6 +16,7 @@
 #   REDLOCK_SUITE_LOGS    where the suite writes its logs (scripts/test.sh gives each suite its
 #                         own; default: a new /tmp/redlock-SUITE.XXXXXX)
 #   REDLOCK_SHARED_DIR    ../shared when it is elsewhere
+#   REDLOCK_PHPT_SHARDS   run-tests.php processes per .phpt suite, side by side (default 2)
 # Each suite that needs nodes starts its own set ($REDLOCK_SUITE_LOGS/nodes, stopped at exit), so
 # suites can run side by side; a suite that runs .phpt files runs them in its own copy of the tree
 # (run-tests.php writes its files next to the tests).
@@ -30,6 +31,8 @@ shared_dir=${REDLOCK_SHARED_DIR:-$root/../shared}
 log_dir=${REDLOCK_SUITE_LOGS:-$(mktemp -d "/tmp/redlock-$suite.XXXXXX")}
 mkdir -p "$log_dir"
 so=${REDLOCK_SO:-$root/modules/redlock.so}
+# how many run-tests.php processes a .phpt suite runs side by side (run_phpt_sharded)
+phpt_shards=${REDLOCK_PHPT_SHARDS:-2}
 passed=0 failed=0 skipped=0
 failures=() fail_names=""
 
@@ -74,14 +77,15 @@ step() { # part command...
 phpt_results() { tr '\r' '\n' <"$1" | sed 's/\x1b\[[0-9;]*m//g' | grep -E "^($2)" || true; }
 # parse run-tests.php's summary
 phpt_count() { # part logfile rc [skips expected]
-  local p f s w b
+  local p f s w b l
   p=$(sed -n 's/^Tests passed *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   f=$(sed -n 's/^Tests failed *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   s=$(sed -n 's/^Tests skipped *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   w=$(sed -n 's/^Tests warned *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
   b=$(sed -n 's/^Tests borked *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)
-  p=${p:-0} f=${f:-0} s=${s:-0} w=${w:-0} b=${b:-0}
-  f=$((f + w + b))
+  l=$(sed -n 's/^Tests leaked *: *\([0-9]*\).*/\1/p' "$2" | tail -n1)   # (run-tests.php -m)
+  p=${p:-0} f=${f:-0} s=${s:-0} w=${w:-0} b=${b:-0} l=${l:-0}
+  f=$((f + w + b + l))
   if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi          # runner failed without saying why
   phpt_results "$2" 'FAIL|LEAK|BORK|WARN' | head -n 40 | sed "s/^/    | /"
   # the failed tests' files, for the closing "failed:" lines (the end of a CI log is what is kept)
@@ -153,6 +157,50 @@ run_phpt() { # part runner so [skips expected] [-- extra run-tests args...]
   rm -rf "$REDLOCK_PHPT_OUTDIR"; mkdir -p "$REDLOCK_PHPT_OUTDIR"
   bash "$tree/$runner" "$lso" "$@" >"$log_dir/$part.log" 2>&1; rc=$?
   phpt_count "$part" "$log_dir/$part.log" $rc "$exp"
+}
+# The same in SHARDS run-tests.php processes side by side, each with a node set of its own, taking
+# the test folders one by one from one queue (the folders with the most tests first): the .phpt
+# suites mostly wait on timers and replies, so shards cut their wall time, not their CPU. One folder
+# is one run-tests.php call; their summaries are summed into the part's log. With test paths among
+# the extra arguments (a suite run by hand on some tests) it is run_phpt on this suite's nodes.
+run_phpt_sharded() { # part runner so shards [skips expected] [-- extra run-tests args...]
+  local part=$1 runner=$2 lso=$3 shards=$4 exp=${5:-0} a k rc=0 pids=(); shift 4; [ $# -gt 0 ] && shift
+  [ "${1:-}" = -- ] && shift
+  for a in "$@"; do [ -e "$a" ] && shards=1; done
+  if [ "$shards" -le 1 ]; then nodes_up; run_phpt "$part" "$runner" "$lso" "$exp" -- "$@"; return; fi
+  local tree=$log_dir/tree queue=$log_dir/$part.queue
+  [ -f "$tree/config.m4" ] || tree_copy "$tree"
+  export REDLOCK_PHPT_OUTDIR="$log_dir/$part.out"
+  rm -rf "$REDLOCK_PHPT_OUTDIR"; mkdir -p "$REDLOCK_PHPT_OUTDIR"
+  (cd "$tree" && find tests -mindepth 2 -name '*.phpt' | cut -d/ -f1-2 | sort | uniq -c | sort -k1,1nr -k2,2 |
+    awk '{ print $2 }') >"$queue"
+  for k in $(seq 1 "$shards"); do
+    at_exit "REDLOCK_NODES_DIR='$log_dir/nodes-$k' bash '$root/tests/nodes.sh' stop >/dev/null 2>&1"
+    phpt_shard "$k" "$queue" "$tree/$runner" "$lso" "$@" >"$log_dir/$part.$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for k in "${!pids[@]}"; do wait "${pids[k]}" || rc=1; done
+  # one log: the shards' in turn, then the sums of their summaries (what phpt_count reads)
+  cat "$log_dir/$part".[0-9]*.log >"$log_dir/$part.log"
+  awk '/^Tests (skipped|warned|failed|leaked|passed|borked) *:/ { n[$2] += $4 }
+    END { for (k in n) printf "Tests %-9s: %4d (sum of the shards)\n", k, n[k] }' "$log_dir/$part".[0-9]*.log \
+    | sort >>"$log_dir/$part.log"
+  phpt_count "$part" "$log_dir/$part.log" $rc "$exp"
+}
+# one shard of run_phpt_sharded: its nodes, then folders from the queue until it is empty
+phpt_shard() { # k queue runner so [extra run-tests args...]
+  local k=$1 queue=$2 runner=$3 lso=$4 d rc=0; shift 4
+  export REDLOCK_NODES_DIR=$log_dir/nodes-$k
+  if ! { bash tests/nodes.sh start 5 && bash tests/nodes.sh start-tls 3; } >"$log_dir/nodes-$k.log" 2>&1; then
+    echo "shard $k: its nodes did not start ($log_dir/nodes-$k.log)"; return 1
+  fi
+  set -a; . "$REDLOCK_NODES_DIR/env"; set +a
+  while d=$(flock "$queue.lock" sh -c 'd=$(head -n1 "$1") && [ -n "$d" ] && sed -i 1d "$1" && echo "$d"' _ "$queue"); do
+    echo "== shard $k: $d"
+    bash "$runner" "$lso" "$@" "$d" || rc=1
+  done
+  bash tests/nodes.sh stop >/dev/null 2>&1
+  return $rc
 }
 # tests that say "skip ... under valgrind[/ASan]" in their SKIPIF: expected there (at most that many)
 sanitizer_skips() { grep -rlE "die\('skip .*under valgrind" "$root/tests" --include='*.phpt' | wc -l; }

@@ -3,6 +3,5 @@
 #   bash scripts/suites/phpt.sh [run-tests.php args or tests...]   (default: tests/)
 . "$(dirname "$0")/lib.sh"
 need_so
-nodes_up
-run_phpt phpt scripts/run-phpt.sh "$so" 0 -- "$@"
+run_phpt_sharded phpt scripts/run-phpt.sh "$so" "$phpt_shards" 0 -- "$@"
 suite_end

@@ -5,6 +5,5 @@
 #   bash scripts/suites/valgrind.sh [run-tests.php args or tests...]   (default: tests/)
 . "$(dirname "$0")/lib.sh"
 need_so
-nodes_up
-run_phpt phpt-valgrind scripts/valgrind-phpt.sh "$so" "$(sanitizer_skips)" -- "$@"
+run_phpt_sharded phpt-valgrind scripts/valgrind-phpt.sh "$so" "$phpt_shards" "$(sanitizer_skips)" -- "$@"
 suite_end
