@@ -20,7 +20,7 @@ declare(strict_types=1);
  * Exit codes: 0 job done, 1 already running elsewhere, 2 no quorum of Redis
  * nodes reachable, 255 the job itself failed (uncaught exception).
  *
- * Demo knobs (used by tests/fpm/CronOnceTest.php): CRON_ONCE_WORK_MS=<ms>
+ * Demo knobs (used by tests/harness/fpm/CronOnceTest.php): CRON_ONCE_WORK_MS=<ms>
  * of simulated work, CRON_ONCE_FAIL=1 makes the job throw.
  */
 

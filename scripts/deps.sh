@@ -4,10 +4,10 @@
 # (scripts/gen-stub.sh). What the test command runs is installed here, the short benchmark
 # included: rsync (bench/run.sh's private build, the raw row) and php-symfony-lock (the
 # symfony row when bench/vendor is absent). bench/deps.sh adds Composer's symfony/lock.
-# python3 drives redlock(1) on a pseudo-terminal (tests/cli/jobctl.py).
-# nftables and iproute2: tests/netfault (network namespaces, silent partitions).
+# python3 drives redlock(1) on a pseudo-terminal (tests/harness/cli/jobctl.py).
+# nftables and iproute2: tests/harness/netfault (network namespaces, silent partitions).
 # debootstrap and dpkg-dev (apt-get source): the platform matrix
-# (tests/platforms/run.sh: a Debian 13 chroot, PHP 8.2 built ZTS from Debian's source package).
+# (tests/harness/platforms/run.sh: a Debian 13 chroot, PHP 8.2 built ZTS from Debian's source package).
 # prometheus ships promtool, which checks RedLock::metrics()'s
 # output (tests/metrics/promtool.phpt); its server is stopped below, never used.
 set -euo pipefail

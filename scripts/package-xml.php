@@ -17,12 +17,12 @@ const EXCLUDE = [
     '.github/',
     'bench/',
     'scripts/',               // dev and CI helpers, not needed to build
-    'tests/fpm/',             // php-fpm + PHPUnit harness (needs composer, php-fpm)
-    'tests/torture/',         // multi-process torture run with a fault injector (dev only)
-    'tests/packaging/',       // this packaging round trip itself
-    'tests/hiredis1/',        // builds against hiredis 1.x from ../shared (dev and CI only)
+    'tests/harness/fpm/',     // php-fpm + PHPUnit harness (needs composer, php-fpm)
+    'tests/harness/torture/',  // multi-process torture run with a fault injector (dev only)
+    'tests/harness/packaging/',  // this packaging round trip itself
+    'tests/harness/hiredis1/',  // builds against hiredis 1.x from ../shared (dev and CI only)
     'integrations/',          // the Symfony and Laravel adapters: Composer packages, installed with Composer
-    'tests/integrations/',    // their PHPUnit runs (Composer installs from Packagist)
+    'tests/harness/integrations/',  // their PHPUnit runs (Composer installs from Packagist)
     'redlock_core/tests/',    // C unit tests of the core (make -C redlock_core test)
     'tests/metrics/table_test.c',  // C test of the metrics table (uses redlock_core/tests/check.h)
     'tests/metrics/table_test.sh',
@@ -30,7 +30,7 @@ const EXCLUDE = [
     'redlock_core/model/',    // model check of the fencing protocol (make -C redlock_core model)
     'redlock_core/Makefile',  // standalone core build; phpize builds from config.m4
     'redlock_core/cli/',      // redlock(1): built by make -C redlock_core cli, not by the PECL/PIE package
-    'tests/cli/',             // drives redlock(1) (needs the binary built from redlock_core/)
+    'tests/harness/cli/',     // drives redlock(1) (needs the binary built from redlock_core/)
     '.gitignore',
     '.gitattributes',
     '.editorconfig',

@@ -13,7 +13,7 @@
 # nodes. Within a lane the suites run one after another; a .phpt suite runs its folders in two
 # run-tests.php processes of its own (lib.sh run_phpt_sharded). The CPU-heavy sanitizer suites
 # (valgrind, then ASan) share one lane so that they never run side by side. The platform matrix has
-# a lane of its own: it builds a PHP from source on a cold cache (tests/platforms/run.sh) and runs
+# a lane of its own: it builds a PHP from source on a cold cache (tests/harness/platforms/run.sh) and runs
 # its Debian 13 and ZTS halves side by side. The lanes are balanced on the wall times of a CI run
 # (the table that ends the output): the four end within a few minutes of each other.
 #

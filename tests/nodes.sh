@@ -9,7 +9,7 @@
 # I is a 1-based node index, "aux" for the auxiliary node (counters for
 # torture tests; never a lock node), or a TLS node: tls1..tlsN, tlsm, tlsx.
 #
-# The one launcher of every suite: the .phpt suite, PHPUnit (tests/fpm), the
+# The one launcher of every suite: the .phpt suite, PHPUnit (tests/harness/fpm), the
 # torture test and the benchmark use start/stop/...; the C unit tests
 # (redlock_core/tests/nodes_fixture.c, watchdog_tests.c), which own their servers as child
 # processes, use `run`: it execs one redis-server in the foreground (same pid)
@@ -41,7 +41,7 @@
 # node sets side by side with different state dirs.
 #
 # REDIS_SERVER: the server program (default redis-server; valkey-server runs the
-# same command lines: tests/platforms/run.sh runs the suites on Valkey nodes).
+# same command lines: tests/harness/platforms/run.sh runs the suites on Valkey nodes).
 #
 # Exit status: 0 on success; 1 on usage errors or failures; `status` exits 3
 # when some node is not up (down or paused).

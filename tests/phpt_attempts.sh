@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # phpt_attempts.sh -- what each failed attempt of a .phpt test printed (sourced by scripts/test.sh
-# and tests/platforms/run.sh). tests/config.inc writes every attempt's output to
+# and tests/harness/platforms/run.sh). tests/config.inc writes every attempt's output to
 # $REDLOCK_PHPT_OUTDIR/<folder>_<test>.<pid>.out; run-tests.php keeps only the retry's.
 #
 #   phpt_attempts LOG OUTDIR    for each FAIL or WARN named in run-tests.php's output LOG (the

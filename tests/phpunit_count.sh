@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # phpunit_count.sh -- PHPUnit's summary as "passed failed skipped" (sourced by scripts/test.sh,
-# tests/fpm/run.sh and tests/integrations/run.sh, which count a PHPUnit run the same way).
+# tests/harness/fpm/run.sh and tests/harness/integrations/run.sh, which count a PHPUnit run the same way).
 #
 #   phpunit_count LOG RC     prints "P F S" for the run whose output is LOG and exit code RC
 #

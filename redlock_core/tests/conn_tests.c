@@ -656,7 +656,7 @@ static void test_net_hostile_extra_reply(void)
 /* Issue 22: a connection given up as unreachable is replaced in the
  * background; a release sent meanwhile waits behind the new connection's PING
  * gate and lands; the node is used again. (The silent partition itself is
- * made in tests/netfault: here the abandon is called directly.) */
+ * made in tests/harness/netfault: here the abandon is called directly.) */
 static void test_net_abandon_replays_release(void)
 {
     NET_REQUIRE_NODES();

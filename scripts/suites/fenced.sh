@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_so
 nodes_up
-REDLOCK_SO="$so" bash tests/torture/fenced.sh --short >"$log_dir/fenced.log" 2>&1; rc=$?
+REDLOCK_SO="$so" bash tests/harness/torture/fenced.sh --short >"$log_dir/fenced.log" 2>&1; rc=$?
 grep -E '^(mode|acquisitions|pauses|stale writes|lost updates|fence order|  FAIL|fenced:)' "$log_dir/fenced.log" | tail -n 25 | sed "s/^/    | /"
 passfail_count fenced-torture "$log_dir/fenced.log" "$rc"
 suite_end

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # hiredis1.sh -- the extension on hiredis 1.4.1 (../shared/third_party; the OS has 0.14):
-# tests/hiredis1/run.sh --build-only builds it and runs the C unit tests against it, then the
+# tests/harness/hiredis1/run.sh --build-only builds it and runs the C unit tests against it, then the
 # .phpt suite runs against that build. Without ../shared it skips (a failure under CI=true).
 . "$(dirname "$0")/lib.sh"
 h1=$log_dir/hiredis1
-bash tests/hiredis1/run.sh --build-only "$h1" >"$log_dir/hiredis1-build.log" 2>&1; rc=$?
+bash tests/harness/hiredis1/run.sh --build-only "$h1" >"$log_dir/hiredis1-build.log" 2>&1; rc=$?
 sed "s/^/    | /" "$log_dir/hiredis1-build.log" | tail -n 30
 if [ "$rc" -eq 77 ]; then
   count hiredis1 0 0 1 "$(shared_skips 1)"   # the tarball is absent: the reason is printed above

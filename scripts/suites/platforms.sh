@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# platforms.sh -- the platform matrix (tests/platforms/run.sh): a Debian 13 chroot (PHP 8.4, Redis
+# platforms.sh -- the platform matrix (tests/harness/platforms/run.sh): a Debian 13 chroot (PHP 8.4, Redis
 # 8.0 / Valkey 8.1 nodes) and a ZTS debug PHP 8.2 (the .phpt suite, 8 threads over the embed SAPI).
 # Its two halves run side by side, each a run.sh of its own: the chroot's entries (made with
 # debootstrap and apt when the cache is cold: mostly network) and the ZTS entries (PHP built from
-# source when the cache is cold: CPU, under nice 10 (REDLOCK_PLATFORMS_NICE, tests/platforms/run.sh)
+# source when the cache is cold: CPU, under nice 10 (REDLOCK_PLATFORMS_NICE, tests/harness/platforms/run.sh)
 # so that the timing-bound suites of the other lanes keep their share of the cores). One count per
 # entry: "platform ENTRY: N passed, ...".
 #   bash scripts/suites/platforms.sh [entry...]   (default: every entry)
@@ -13,7 +13,7 @@ pids=() n=0
 for h in "${halves[@]}"; do
   n=$((n + 1))
   # shellcheck disable=SC2086 # the entries are words
-  bash tests/platforms/run.sh $h >"$log_dir/platforms-$n.log" 2>&1 &
+  bash tests/harness/platforms/run.sh $h >"$log_dir/platforms-$n.log" 2>&1 &
   pids+=($!)
 done
 at_exit 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done'

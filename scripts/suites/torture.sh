@@ -5,10 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 need_so
 nodes_up
-REDLOCK_SO="$so" bash tests/torture/run.sh --short >"$log_dir/torture.log" 2>&1; rc=$?
+REDLOCK_SO="$so" bash tests/harness/torture/run.sh --short >"$log_dir/torture.log" 2>&1; rc=$?
 tail -n 25 "$log_dir/torture.log" | sed "s/^/    | /"
 passfail_count torture "$log_dir/torture.log" "$rc"
-TORTURE_NO_LOCK=1 TORTURE_NO_FAULTS=1 REDLOCK_SO="$so" bash tests/torture/run.sh --long 5 \
+TORTURE_NO_LOCK=1 TORTURE_NO_FAULTS=1 REDLOCK_SO="$so" bash tests/harness/torture/run.sh --long 5 \
   >"$log_dir/torture-nolock.log" 2>&1; rc=$?
 grep -E '^(mode|lost updates|overlaps|FAIL)' "$log_dir/torture-nolock.log" | sed "s/^/    | /"
 if [ "$rc" -ne 0 ] && grep -qE '^FAIL: (lost updates|overlaps)' "$log_dir/torture-nolock.log"; then

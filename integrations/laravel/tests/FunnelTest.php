@@ -73,7 +73,7 @@ final class FunnelTest extends TestCase
             . ' RedLock\Laravel\Funnel::for(Illuminate\Support\Facades\Cache::store("redlock"), ' . var_export($name, true) . ')'
             . '->limit(1)->block(0)->then(function () { echo "held\n"; usleep(500000); });';
         $file = tempnam(sys_get_temp_dir(), 'rlfn');
-        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/integrations/support.php', true)
+        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/harness/integrations/support.php', true)
             . ";\nIntegrationSupport::init();\nrequire " . var_export(__DIR__ . '/MinimalApp.php', true) . ";\n" . $code);
         register_shutdown_function(static fn () => @unlink($file));
         $proc = proc_open([PHP_BINARY, '-d', 'extension=' . getenv('REDLOCK_SO'), '-f', $file], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
@@ -101,7 +101,7 @@ final class FunnelTest extends TestCase
             . ' file_put_contents("$d.max", max((int) @file_get_contents("$d.max"), $c) . "\n", LOCK_EX); usleep(100000); unlink($f); }); }'
             . ' echo "done\n";';
         $file = tempnam(sys_get_temp_dir(), 'rlfn');
-        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/integrations/support.php', true)
+        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/harness/integrations/support.php', true)
             . ";\nIntegrationSupport::init();\nrequire " . var_export(__DIR__ . '/MinimalApp.php', true) . ";\n" . $code);
         $procs = [];
         for ($p = 0; $p < 4; $p++) {

@@ -100,7 +100,7 @@ final class LockTest extends TestCase
         $code = 'RedLock\Laravel\Tests\MinimalApp::boot(); $l = Illuminate\Support\Facades\Cache::lock("foo", 10);'
             . ' echo $l->get() ? "held\n" : "busy\n"; usleep(500000); $l->release();';
         $file = tempnam(sys_get_temp_dir(), 'rllv');
-        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/integrations/support.php', true)
+        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/harness/integrations/support.php', true)
             . ";\nIntegrationSupport::init();\nrequire " . var_export(__DIR__ . '/MinimalApp.php', true) . ";\n" . $code);
         register_shutdown_function(static fn () => @unlink($file));
         $proc = proc_open([PHP_BINARY, '-d', 'extension=' . getenv('REDLOCK_SO'), '-f', $file], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);

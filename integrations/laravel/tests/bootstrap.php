@@ -1,7 +1,7 @@
 <?php
 declare(strict_types=1);
 
-require __DIR__ . '/../../../tests/integrations/support.php';
+require __DIR__ . '/../../../tests/harness/integrations/support.php';
 IntegrationSupport::init();
 require __DIR__ . '/MinimalApp.php';
 require __DIR__ . '/OctaneEvents.php';

@@ -135,7 +135,7 @@ final class RedLockStoreTest extends TestCase
         $hold = '$s = RedLock\Symfony\Tests\StoreFactory::create(); $k = new Symfony\Component\Lock\Key(' . var_export($resource, true) . ');'
             . ' $s->save($k); echo "held\n"; usleep(400000); $s->delete($k);';
         $file = tempnam(sys_get_temp_dir(), 'rlsf');
-        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/integrations/support.php', true)
+        file_put_contents($file, "<?php\nrequire " . var_export(\dirname(__DIR__, 3) . '/tests/harness/integrations/support.php', true)
             . ";\nIntegrationSupport::init();\nrequire " . var_export(__DIR__ . '/StoreFactory.php', true) . ";\n" . $hold);
         register_shutdown_function(static fn () => @unlink($file));
         $cmd = [PHP_BINARY, '-d', 'extension=' . getenv('REDLOCK_SO'), '-f', $file];

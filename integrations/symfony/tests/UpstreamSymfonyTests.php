@@ -29,7 +29,7 @@ final class UpstreamSymfonyTests
         self::$version = (string) InstalledVersions::getPrettyVersion('symfony/lock');
         $major = (int) ltrim(self::$version, 'v');
         $dir = match ($major) { 6 => '6.4', 7 => '7.x', default => null };
-        // shared/ is the checkout's ../shared, or REDLOCK_SHARED_DIR (as tests/hiredis1, tests/packaging)
+        // shared/ is the checkout's ../shared, or REDLOCK_SHARED_DIR (as tests/harness/hiredis1, tests/harness/packaging)
         $shared = getenv('REDLOCK_SHARED_DIR') ?: \dirname(__DIR__, 3) . '/../shared';
         $ref = "$shared/reference/symfony-lock-tests/$dir";
         if ($dir === null) {

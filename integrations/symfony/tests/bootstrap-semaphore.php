@@ -1,6 +1,6 @@
 <?php
 declare(strict_types=1);
 
-require __DIR__ . '/../../../tests/integrations/support.php';
+require __DIR__ . '/../../../tests/harness/integrations/support.php';
 IntegrationSupport::init();
 fwrite(STDERR, 'symfony/semaphore ' . \Composer\InstalledVersions::getPrettyVersion('symfony/semaphore') . "\n");
