@@ -18,8 +18,7 @@ else
   fi
   if [ "$rc" -eq 0 ]; then
     count hiredis1-build 1 0 0
-    nodes_up
-    run_phpt phpt-hiredis1 scripts/run-phpt.sh "$h1/ext/modules/redlock.so"
+    run_phpt_sharded phpt-hiredis1 scripts/run-phpt.sh "$h1/ext/modules/redlock.so" "$phpt_shards"
   else
     count hiredis1-build 0 1 0
   fi
