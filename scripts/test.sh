@@ -11,11 +11,11 @@
 # sockets and timers, so lanes share the cores. Each suite has its own logs, its own Redis nodes and,
 # when it runs .phpt files, its own copy of the tree (scripts/suites/lib.sh), so lanes never share
 # nodes. Within a lane the suites run one after another; a .phpt suite runs its folders in two
-# run-tests.php processes of its own (lib.sh run_phpt_sharded). The CPU-heavy sanitizer suites
-# (valgrind, then ASan) share one lane so that they never run side by side. The platform matrix has
-# a lane of its own: it builds a PHP from source on a cold cache (tests/harness/platforms/run.sh) and runs
-# its Debian 13 and ZTS halves side by side. The lanes are balanced on the wall times of a CI run
-# (the table that ends the output): the four end within a few minutes of each other.
+# run-tests.php processes of its own (lib.sh run_phpt_sharded), but for valgrind's: its one traced
+# process is the longest suite, so it has a lane to itself. The platform matrix builds a PHP from
+# source on a cold cache (tests/harness/platforms/run.sh) and runs its Debian 13 and ZTS halves side
+# by side, then ASan runs. The lanes are balanced on the wall times of a CI run (the table that ends
+# the output): the four end within a few minutes of each other.
 #
 # Each suite ends with "SUITE: N passed, N failed, N skipped"; this script prints every suite's
 # output as it was (in the order of the table), the wall time of each, and ends with
@@ -27,10 +27,10 @@ root=$(pwd)
 
 # lanes: one line each, its suites in order (the longest lanes first: they start first)
 lanes=(
-  "valgrind asan"
-  "platforms"
-  "hiredis1 phpt unit model fuzz"
-  "static notls metrics-table torture fenced cli bench faultrun netfault fpm integrations packaging"
+  "valgrind"
+  "platforms asan"
+  "hiredis1 phpt unit cli"
+  "static notls metrics-table model torture fenced fuzz bench faultrun netfault fpm integrations packaging"
 )
 quick_suites="static unit metrics-table model phpt cli"
 
