@@ -24,7 +24,10 @@ $p = 'zts:' . getmypid() . ':';
 
 try {
     $aux = rl_redis(rl_aux(), 5.0);
-    $rl = rl_new();   // made in every request, as an FPM-style application does
+    // made in every request, as an FPM-style application does; a 1 s node timeout: 8 threads of a
+    // debug build beside the other suites must not time out on a busy machine (50 ms did: a
+    // QuorumException of isLocked(), 3 nodes 'timeout')
+    $rl = rl_new(['timeout' => 1000]);
 
     if ($final) {
         // the main thread, after every thread ended: $requests is the number of critical sections run
