@@ -10,12 +10,12 @@
 # the suites run in lanes side by side on the machine's cores (the table below): most suites wait on
 # sockets and timers, so lanes share the cores. Each suite has its own logs, its own Redis nodes and,
 # when it runs .phpt files, its own copy of the tree (scripts/suites/lib.sh), so lanes never share
-# nodes. Within a lane the suites run one after another; a .phpt suite runs its folders in two
-# run-tests.php processes of its own (lib.sh run_phpt_sharded), but for valgrind's: its one traced
-# process is the longest suite, so it has a lane to itself. The platform matrix builds a PHP from
-# source on a cold cache (tests/harness/platforms/run.sh) and runs its Debian 13 and ZTS halves side
-# by side, then ASan runs. The lanes are balanced on the wall times of a CI run (the table that ends
-# the output): the four end within a few minutes of each other.
+# nodes. Within a lane the suites run one after another. The CPU-heavy sanitizer suites (valgrind,
+# then ASan) run in one lane: side by side with each other, or with the .phpt suites sharded
+# (REDLOCK_PHPT_SHARDS, lib.sh run_phpt_sharded: 1 by default), the machine's load starved the timed
+# tests under valgrind (4 to 14 of them failed in test-command runs on 2 cores). The platform matrix
+# has a lane of its own: it builds a PHP from source on a cold cache (tests/harness/platforms/run.sh)
+# and runs its Debian 13 and ZTS halves side by side. The valgrind lane is the longest.
 #
 # Each suite ends with "SUITE: N passed, N failed, N skipped"; this script prints every suite's
 # output as it was (in the order of the table), the wall time of each, and ends with
@@ -27,10 +27,10 @@ root=$(pwd)
 
 # lanes: one line each, its suites in order (the longest lanes first: they start first)
 lanes=(
-  "valgrind"
-  "platforms asan"
-  "hiredis1 phpt unit cli"
-  "static notls metrics-table model torture fenced fuzz bench faultrun netfault fpm integrations packaging"
+  "valgrind asan"
+  "platforms"
+  "phpt unit metrics-table model fuzz torture fenced cli bench"
+  "static notls hiredis1 faultrun netfault fpm integrations packaging"
 )
 quick_suites="static unit metrics-table model phpt cli"
 

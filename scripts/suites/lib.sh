@@ -16,7 +16,7 @@
 #   REDLOCK_SUITE_LOGS    where the suite writes its logs (scripts/test.sh gives each suite its
 #                         own; default: a new /tmp/redlock-SUITE.XXXXXX)
 #   REDLOCK_SHARED_DIR    ../shared when it is elsewhere
-#   REDLOCK_PHPT_SHARDS   run-tests.php processes per .phpt suite, side by side (default 2)
+#   REDLOCK_PHPT_SHARDS   run-tests.php processes per .phpt suite, side by side (default 1: see scripts/test.sh)
 # Each suite that needs nodes starts its own set ($REDLOCK_SUITE_LOGS/nodes, stopped at exit), so
 # suites can run side by side; a suite that runs .phpt files runs them in its own copy of the tree
 # (run-tests.php writes its files next to the tests).
@@ -32,7 +32,7 @@ log_dir=${REDLOCK_SUITE_LOGS:-$(mktemp -d "/tmp/redlock-$suite.XXXXXX")}
 mkdir -p "$log_dir"
 so=${REDLOCK_SO:-$root/modules/redlock.so}
 # how many run-tests.php processes a .phpt suite runs side by side (run_phpt_sharded)
-phpt_shards=${REDLOCK_PHPT_SHARDS:-2}
+phpt_shards=${REDLOCK_PHPT_SHARDS:-1}
 passed=0 failed=0 skipped=0
 failures=() fail_names=""
 

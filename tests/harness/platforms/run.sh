@@ -251,7 +251,7 @@ trixie_prepare() {
   fi
   cp /etc/hosts "$croot/etc/hosts"
   copy_tree "$croot/build/redlock" || return 1
-  in_chroot bash scripts/build.sh >"$log_dir/trixie-build.log" 2>&1; rc=$?
+  in_chroot nice -n 10 bash scripts/build.sh >"$log_dir/trixie-build.log" 2>&1; rc=$?
   build_counts "$log_dir/trixie-build.log" $rc
   bt_p=$bp bt_f=$bf
   echo "platforms: trixie: $(in_chroot sh -c 'echo "PHP $(php -r "echo PHP_VERSION;"), hiredis $(pkg-config --modversion hiredis), $(openssl version | cut -d" " -f1-2)"'), build $(secs "$t0") s"
@@ -265,7 +265,7 @@ trixie_prepare() {
 # once, counted with ENTRY) -> $log_dir/trixie-unit.counts "passed failed"
 chroot_unit() { # entry
   local t0=$(date +%s) rc up uf
-  in_chroot make -s -C redlock_core test >"$log_dir/$1-unit.log" 2>&1; rc=$?
+  in_chroot nice -n 10 make -s -C redlock_core test >"$log_dir/$1-unit.log" 2>&1; rc=$?
   read -r up uf < <(c_numbers "$log_dir/$1-unit.log" $rc)
   echo "platforms: $1: C unit tests: $up passed, $uf failed ($(secs "$t0") s)"
   echo "$up $uf" >"$log_dir/trixie-unit.counts"
@@ -336,7 +336,7 @@ zts_prepare_1() {
   fi
   zbuild=$log_dir/zts-build
   copy_tree "$zbuild" || return 1
-  (cd "$zbuild" && PATH="$zprefix/bin:$PATH" bash scripts/build.sh) >"$log_dir/zts-build.log" 2>&1; rc=$?
+  (cd "$zbuild" && PATH="$zprefix/bin:$PATH" nice -n 10 bash scripts/build.sh) >"$log_dir/zts-build.log" 2>&1; rc=$?
   build_counts "$log_dir/zts-build.log" $rc
   zb_p=$bp zb_f=$bf
   echo "platforms: zts: $("$zprefix/bin/php" -v | head -n1), build $(secs "$t0") s"
