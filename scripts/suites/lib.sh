@@ -129,11 +129,16 @@ need_so() {
 }
 # a private node set (5 lock nodes, the auxiliary node, 3 TLS nodes), its env exported, stopped at exit
 nodes_up() { # [dir]
-  export REDLOCK_NODES_DIR=${1:-$log_dir/nodes}
-  at_exit "REDLOCK_NODES_DIR='$REDLOCK_NODES_DIR' bash '$root/tests/nodes.sh' stop >/dev/null 2>&1"
-  if ! { bash tests/nodes.sh start 5 && bash tests/nodes.sh start-tls 3; } >"$log_dir/nodes.log" 2>&1; then
+  at_exit "REDLOCK_NODES_DIR='${1:-$log_dir/nodes}' bash '$root/tests/nodes.sh' stop >/dev/null 2>&1"
+  if ! nodes_start "${1:-$log_dir/nodes}" "$log_dir/nodes.log"; then
     tail -n 10 "$log_dir/nodes.log" | sed "s/^/    | /"; count test-nodes 0 1 0; suite_end; exit 1
   fi
+}
+# the node set itself (5 lock nodes, the auxiliary node, 3 TLS nodes) in DIR, its env exported;
+# its output in LOG; fails when a node did not start
+nodes_start() { # dir log
+  export REDLOCK_NODES_DIR=$1
+  { bash tests/nodes.sh start 5 && bash tests/nodes.sh start-tls 3; } >"$2" 2>&1 || return 1
   set -a; . "$REDLOCK_NODES_DIR/env"; set +a
 }
 # a copy of the git-tracked tree (what a clone has; no build artefacts of this checkout)
@@ -190,11 +195,8 @@ run_phpt_sharded() { # part runner so shards [skips expected] [-- extra run-test
 # one shard of run_phpt_sharded: its nodes, then folders from the queue until it is empty
 phpt_shard() { # k queue runner so [extra run-tests args...]
   local k=$1 queue=$2 runner=$3 lso=$4 d rc=0; shift 4
-  export REDLOCK_NODES_DIR=$log_dir/nodes-$k
-  if ! { bash tests/nodes.sh start 5 && bash tests/nodes.sh start-tls 3; } >"$log_dir/nodes-$k.log" 2>&1; then
-    echo "shard $k: its nodes did not start ($log_dir/nodes-$k.log)"; return 1
-  fi
-  set -a; . "$REDLOCK_NODES_DIR/env"; set +a
+  nodes_start "$log_dir/nodes-$k" "$log_dir/nodes-$k.log" ||
+    { echo "shard $k: its nodes did not start ($log_dir/nodes-$k.log)"; return 1; }
   while d=$(flock "$queue.lock" sh -c 'd=$(head -n1 "$1") && [ -n "$d" ] && sed -i 1d "$1" && echo "$d"' _ "$queue"); do
     echo "== shard $k: $d"
     bash "$runner" "$lso" "$@" "$d" || rc=1
